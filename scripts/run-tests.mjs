@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Runs every *.test.ts under src/ and test/ with node's test runner (TypeScript through tsx).
+// Extra arguments are passed through (e.g. a file path to run one suite).
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+function findTests(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) out.push(...findTests(full));
+    else if (entry.endsWith('.test.ts')) out.push(full);
+  }
+  return out;
+}
+
+const args = process.argv.slice(2);
+const files = args.some((a) => a.endsWith('.ts')) ? [] : [...findTests('src'), ...findTests('test')].sort();
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...args, ...files],
+  { stdio: 'inherit', env: { ...process.env, CERTDESK_ENV: process.env.CERTDESK_ENV ?? 'test' } },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,44 @@
+/**
+ * The certdesk command. Each subcommand lives in its own module under commands/ and registers itself here.
+ * Any error ends as one line on stderr and a non-zero exit code.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, settings } from '../config.js';
+import { registerMigrate } from './commands/migrate.js';
+import { registerServe } from './commands/serve.js';
+
+export function buildProgram(): Command {
+  const program = new Command('certdesk')
+    .description('Certificate Orders and Projects Service: API, token service, web application and operator commands')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const s of settings) {
+    if (!s.flag) continue;
+    program.addOption(new Option(`--${s.flag} <value>`, `${stripMarkdown(s.doc)} [env ${s.env}; default ${stripMarkdown(s.defaultDoc)}]`));
+  }
+  registerServe(program);
+  registerMigrate(program);
+  program.commands.forEach((c) => c.exitOverride());
+  return program;
+}
+
+function stripMarkdown(text: string): string {
+  return text.replace(/`/g, '');
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander already printed its message (help, version, unknown option ...).
+      process.exitCode = err.exitCode;
+      return;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`certdesk: ${message}\n`);
+    if (!(err instanceof ConfigError) && process.env.CERTDESK_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Builds the Fastify application: API (/v1), token service (/oauth2, /.well-known), web application and
+ * operational routes, all on one instance. Each feature registers itself as a plugin; this module only
+ * wires them in order. Nothing here listens: `serve` (src/cli/commands/serve.ts) does.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from '../storage/database.js';
+import { healthRoutes } from './routes/health.js';
+
+export interface AppDependencies {
+  config: Config;
+  database: DatabaseHandle;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDependencies;
+  }
+}
+
+/** Request headers that must never reach a log line. */
+export const REDACTED_HEADERS = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      deps.config.logLevel === 'silent'
+        ? false
+        : { level: deps.config.logLevel, redact: { paths: REDACTED_HEADERS, censor: '[redacted]' } },
+    trustProxy: deps.config.trustProxy,
+    // Every response carries X-Request-Id; an incoming one is kept only when it looks like an id.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[A-Za-z0-9._-]{8,128}$/.test(incoming) ? incoming : randomUUID();
+    },
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+  });
+  app.decorate('deps', deps);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+
+  await app.register(healthRoutes);
+  return app;
+}

@@ -1,0 +1,131 @@
+/**
+ * Row types of the tables in migrations/, for Kysely. Keep in step with the SQL migrations.
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  object_flag_threshold: number | null;
+  weighted_confidence_threshold: number | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  email_key: string;
+  username: string;
+  is_admin: Generated<boolean>;
+  password_hash: string | null;
+  created_at: DefaultedTimestamp;
+}
+
+export type ProjectRole = 'admin' | 'editor' | 'viewer';
+
+export interface ProjectsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  date_created: DefaultedTimestamp;
+  object_flag_threshold: number | null;
+  weighted_confidence_threshold: number | null;
+}
+
+export interface ProjectMembersTable {
+  project_id: string;
+  user_id: string;
+  role: ProjectRole;
+}
+
+export interface ApiClientsTable {
+  client_id: string;
+  organization_id: string;
+  user_id: string;
+  name: Generated<string>;
+  secret_hash: string;
+  scopes: string[];
+  created_at: DefaultedTimestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  /** jsonb: pass JSON.stringify(value) when writing. */
+  public_jwk: ColumnType<Record<string, unknown>, string, string>;
+  private_key: string;
+  encrypted: boolean;
+  created_at: DefaultedTimestamp;
+  retired_at: Timestamp | null;
+}
+
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: DefaultedTimestamp;
+}
+
+export interface StoredLayer {
+  layer_name: string;
+  key: string;
+}
+
+export interface OrdersTable {
+  order_id: string;
+  organization_id: string;
+  project_id: string | null;
+  owner_key: string;
+  order_state: string;
+  creation_time: Timestamp;
+  asset_preview_key: string | null;
+  /** jsonb: pass JSON.stringify(value) when writing. */
+  layers: ColumnType<StoredLayer[], string, string>;
+  /** json text, returned verbatim by the type parsers. */
+  doc: string;
+  preview_doc: string;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface OrderCountersTable {
+  organization_id: string;
+  scope_key: string;
+  project_id: string | null;
+  owner_key: string | null;
+  order_state: string;
+  order_count: number;
+}
+
+export interface WebSessionsTable {
+  id_hash: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: DefaultedTimestamp;
+  expires_at: Timestamp;
+}
+
+export interface SchemaMigrationsTable {
+  version: string;
+  name: string;
+  checksum: string;
+  applied_at: DefaultedTimestamp;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  users: UsersTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  api_clients: ApiClientsTable;
+  signing_keys: SigningKeysTable;
+  server_secrets: ServerSecretsTable;
+  orders: OrdersTable;
+  order_counters: OrderCountersTable;
+  web_sessions: WebSessionsTable;
+  schema_migrations: SchemaMigrationsTable;
+}
