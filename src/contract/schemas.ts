@@ -40,10 +40,14 @@ export const ALL_SCOPES = [SCOPES.read, SCOPES.write] as const;
 export const ALL_PROJECTS = 'All Projects';
 export const PERSONAL_CERTIFICATES = 'Personal Certificates';
 
-export const HumanOrderState = Type.Union(
-  ORDER_STATES.map((s) => Type.Literal(s)),
-  { $id: 'HumanOrderState', title: 'HumanOrderState', description: 'State of a certificate order.' },
-);
+/** A plain string enum (not a union of literals): a clear `enum` in OpenAPI and in validation messages. */
+export const HumanOrderState = Type.Unsafe<HumanOrderStateValue>({
+  type: 'string',
+  enum: [...ORDER_STATES],
+  $id: 'HumanOrderState',
+  title: 'HumanOrderState',
+  description: 'State of a certificate order.',
+});
 
 export const OrderAnalysisLine = Type.Object(
   {
@@ -78,7 +82,9 @@ export const HumanAnnotationProperties = Type.Object(
   { $id: 'HumanAnnotationProperties', title: 'HumanAnnotationProperties', additionalProperties: false },
 );
 
-export const HumanAnnotationSelectorType = Type.Union([Type.Literal('RECTANGLE'), Type.Literal('POLYGON')], {
+export const HumanAnnotationSelectorType = Type.Unsafe<'RECTANGLE' | 'POLYGON'>({
+  type: 'string',
+  enum: ['RECTANGLE', 'POLYGON'],
   $id: 'HumanAnnotationSelectorType',
   title: 'HumanAnnotationSelectorType',
 });
