@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, settings } from '../config.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerSeed } from './commands/seed.js';
 import { registerServe } from './commands/serve.js';
 
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   }
   registerServe(program);
   registerMigrate(program);
+  registerSeed(program);
   program.commands.forEach((c) => c.exitOverride());
   return program;
 }

@@ -1,0 +1,137 @@
+/**
+ * Renders an order, once, at write time, into the stored documents a listing splices into its responses:
+ * `doc` (the Order minus project, asset_preview_url and layers_info) and `preview_doc` (the OrderPreview
+ * minus asset_preview_url and project_name). Every interface field is present with its default, and
+ * timestamps are normalized to RFC 3339 UTC with millisecond precision, the same instant the row stores.
+ */
+import type { AnnotationT, FailedAnalysisItemT, HumanOrderStateValue, OrderAnalysisLineT } from '../../contract/schemas.js';
+import type { OrderInputT } from './order-input.schema.js';
+
+export interface OrderRow {
+  order_id: string;
+  organization_id: string;
+  project_id: string | null;
+  owner_key: string;
+  order_state: HumanOrderStateValue;
+  /** RFC 3339 UTC, millisecond precision. */
+  creation_time: string;
+  asset_preview_key: string | null;
+  /** JSON text of the stored layers ([{layer_name, key}]). */
+  layers: string;
+  doc: string;
+  preview_doc: string;
+}
+
+/** A rule the JSON Schema cannot express, broken by an otherwise well-formed order. */
+export interface OrderRuleViolation {
+  /** Path below the order, e.g. `review_timestamp`. */
+  path: string;
+  message: string;
+}
+
+/** Normalizes an RFC 3339 timestamp to UTC with millisecond precision; null when it is not a real instant. */
+export function normalizeTimestamp(value: string): string | null {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return null;
+  const date = new Date(ms);
+  // Date.parse rolls over impossible dates (Feb 30): refuse them by comparing the calendar date back.
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (match && !/[+-]\d{2}:\d{2}$/.test(value) && date.toISOString().slice(0, 10) !== `${match[1]}-${match[2]}-${match[3]}`) {
+    return null;
+  }
+  return date.toISOString();
+}
+
+export function checkOrderRules(input: OrderInputT): OrderRuleViolation[] {
+  const problems: OrderRuleViolation[] = [];
+  if (normalizeTimestamp(input.creation_time) === null) {
+    problems.push({ path: 'creation_time', message: 'must be a real RFC 3339 date-time' });
+  }
+  if (input.review_timestamp != null && normalizeTimestamp(input.review_timestamp) === null) {
+    problems.push({ path: 'review_timestamp', message: 'must be a real RFC 3339 date-time' });
+  }
+  const reviewedBy = input.reviewed_by ?? null;
+  const reviewedAt = input.review_timestamp ?? null;
+  if ((reviewedBy === null) !== (reviewedAt === null)) {
+    problems.push({ path: reviewedBy === null ? 'reviewed_by' : 'review_timestamp', message: 'reviewed_by and review_timestamp must be set together' });
+  }
+  if (input.order_state === 'Reviewed' && (reviewedBy === null || reviewedAt === null)) {
+    problems.push({ path: reviewedBy === null ? 'reviewed_by' : 'review_timestamp', message: 'a Reviewed order must have reviewed_by and review_timestamp' });
+  }
+  return problems;
+}
+
+function failedItem(item: NonNullable<OrderInputT['analysis_failed_items']>[number]): FailedAnalysisItemT {
+  return {
+    type: item.type,
+    name: item.name,
+    storage_path: item.storage_path,
+    ai_likelihood: item.ai_likelihood ?? 0,
+    annotation_ids: item.annotation_ids ?? [],
+    annotation_id: item.annotation_id ?? null,
+  };
+}
+
+function annotation(a: AnnotationT): AnnotationT {
+  return {
+    id: a.id ?? null,
+    bodies: a.bodies ?? [],
+    properties: {
+      needs_remediation: a.properties?.needs_remediation ?? null,
+      ai_likelihood: a.properties?.ai_likelihood ?? null,
+    },
+    target: a.target ?? null,
+  };
+}
+
+function analysisLine(line: OrderAnalysisLineT): OrderAnalysisLineT {
+  return { analysis_type: line.analysis_type, analysis_passed: line.analysis_passed };
+}
+
+/** Call checkOrderRules first: this assumes a valid order. */
+export function toOrderRow(organizationId: string, input: OrderInputT): OrderRow {
+  const creationTime = normalizeTimestamp(input.creation_time) as string;
+  const reviewTimestamp = input.review_timestamp ? normalizeTimestamp(input.review_timestamp) : null;
+  const analysisList = (input.analysis_list ?? []).map(analysisLine);
+  const tags = input.tags ?? [];
+  const doc = {
+    order_id: input.order_id,
+    username: input.username,
+    email: input.email,
+    order_state: input.order_state,
+    order_title: input.order_title,
+    asset_id: input.asset_id,
+    asset_name: input.asset_name,
+    asset_last_modified_timestamp: input.asset_last_modified_timestamp,
+    ordered_by: input.ordered_by,
+    creation_time: creationTime,
+    analysis_list: analysisList,
+    analysis_failed_items: (input.analysis_failed_items ?? []).map(failedItem),
+    tags,
+    confidence: input.confidence ?? 0,
+    remediation: input.remediation ?? 0,
+    annotations: (input.annotations ?? []).map(annotation),
+    reviewed_by: input.reviewed_by ?? null,
+    review_timestamp: reviewTimestamp,
+  };
+  const preview = {
+    order_id: input.order_id,
+    order_title: input.order_title,
+    creation_time: creationTime,
+    order_state: input.order_state,
+    analysis_list: analysisList,
+    tags,
+  };
+  return {
+    order_id: input.order_id,
+    organization_id: organizationId,
+    project_id: input.project_id ? input.project_id.toLowerCase() : null,
+    owner_key: input.email.toLowerCase(),
+    order_state: input.order_state,
+    creation_time: creationTime,
+    asset_preview_key: input.asset_preview_key ?? null,
+    layers: JSON.stringify((input.layers ?? []).map((l) => ({ layer_name: l.layer_name, key: l.key }))),
+    doc: JSON.stringify(doc),
+    preview_doc: JSON.stringify(preview),
+  };
+}
