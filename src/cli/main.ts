@@ -7,6 +7,7 @@ import { ConfigError, settings } from '../config.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerSeed } from './commands/seed.js';
 import { registerServe } from './commands/serve.js';
+import { registerStats } from './commands/stats.js';
 
 export function buildProgram(): Command {
   const program = new Command('certdesk')
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerMigrate(program);
   registerSeed(program);
+  registerStats(program);
   program.commands.forEach((c) => c.exitOverride());
   return program;
 }
