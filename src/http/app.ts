@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import { oauthPlugin } from '../oauth/index.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { healthRoutes } from './routes/health.js';
 
@@ -44,5 +45,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   await app.register(healthRoutes);
+  await app.register(oauthPlugin);
   return app;
 }

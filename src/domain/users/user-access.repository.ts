@@ -1,0 +1,56 @@
+/**
+ * Resolves an API client to the user it acts for: one query joining the client and its user, used by
+ * client authentication and by bearer verification on every request (behind a short cache).
+ */
+import type { Executor } from '../../storage/database.js';
+
+export interface ClientAccessRecord {
+  clientId: string;
+  secretHash: string;
+  scopes: string[];
+  revoked: boolean;
+  /** False when the user no longer belongs to the client's organization (the user left). */
+  userIsMember: boolean;
+  organizationId: string;
+  userId: string;
+  email: string;
+  emailKey: string;
+  username: string;
+  isAdmin: boolean;
+}
+
+/** The client and its user, or undefined when no client has this id. */
+export async function findClientAccess(db: Executor, clientId: string): Promise<ClientAccessRecord | undefined> {
+  const row = await db
+    .selectFrom('api_clients as c')
+    .leftJoin('users as u', 'u.id', 'c.user_id')
+    .select([
+      'c.client_id',
+      'c.secret_hash',
+      'c.scopes',
+      'c.revoked_at',
+      'c.organization_id',
+      'c.user_id',
+      'u.organization_id as user_organization_id',
+      'u.email',
+      'u.email_key',
+      'u.username',
+      'u.is_admin',
+    ])
+    .where('c.client_id', '=', clientId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    clientId: row.client_id,
+    secretHash: row.secret_hash,
+    scopes: row.scopes,
+    revoked: row.revoked_at !== null,
+    userIsMember: row.user_organization_id !== null && row.user_organization_id === row.organization_id,
+    organizationId: row.organization_id,
+    userId: row.user_id,
+    email: row.email ?? '',
+    emailKey: row.email_key ?? '',
+    username: row.username ?? '',
+    isAdmin: row.is_admin ?? false,
+  };
+}

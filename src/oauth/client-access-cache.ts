@@ -1,0 +1,62 @@
+/**
+ * Client → acting user resolution, cached for a few seconds. Both client authentication and bearer
+ * verification read through it, so a revoked client, a user who left or a changed role takes effect
+ * within the TTL (at most 5 s in production, DECISIONS.md 4) without a query per request.
+ */
+import type { Executor } from '../storage/database.js';
+import { findClientAccess, type ClientAccessRecord } from '../domain/users/user-access.repository.js';
+
+export const DEFAULT_CLIENT_ACCESS_TTL_MS = 5_000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  record: ClientAccessRecord | undefined;
+  expiresAt: number;
+}
+
+export class ClientAccessCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<ClientAccessRecord | undefined>>();
+
+  /** @param ttlMs how long a resolution is reused; 0 disables caching (every call queries). */
+  constructor(
+    private readonly db: Executor,
+    private readonly ttlMs: number = DEFAULT_CLIENT_ACCESS_TTL_MS,
+  ) {
+    if (ttlMs > DEFAULT_CLIENT_ACCESS_TTL_MS) throw new RangeError('client access cache TTL must be at most 5 s');
+  }
+
+  /** The client and its user, or undefined for an unknown client (unknown ids are not cached). */
+  async get(clientId: string): Promise<ClientAccessRecord | undefined> {
+    const now = Date.now();
+    const hit = this.entries.get(clientId);
+    if (hit && hit.expiresAt > now) return hit.record;
+    const pending = this.inflight.get(clientId);
+    if (pending) return pending;
+    const lookup = findClientAccess(this.db, clientId)
+      .then((record) => {
+        // Unknown ids are not kept: guessed ids must not fill memory, and a new client works at once.
+        if (record && this.ttlMs > 0) this.remember(clientId, { record, expiresAt: Date.now() + this.ttlMs });
+        return record;
+      })
+      .finally(() => this.inflight.delete(clientId));
+    this.inflight.set(clientId, lookup);
+    return lookup;
+  }
+
+  /** Forgets one client now (same-process revocation takes effect immediately). */
+  invalidate(clientId: string): void {
+    this.entries.delete(clientId);
+  }
+
+  private remember(clientId: string, entry: Entry): void {
+    if (this.entries.size >= MAX_ENTRIES) {
+      const now = Date.now();
+      for (const [id, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(id);
+      // Still full of live entries: drop the oldest insertion (Map keeps insertion order).
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    }
+    this.entries.delete(clientId);
+    this.entries.set(clientId, entry);
+  }
+}
