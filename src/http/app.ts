@@ -2,13 +2,22 @@
  * Builds the Fastify application: API (/v1), token service (/oauth2, /.well-known), web application and
  * operational routes, all on one instance. Each feature registers itself as a plugin; this module only
  * wires them in order. Nothing here listens: `serve` (src/cli/commands/serve.ts) does.
+ *
+ * Order matters: the route table (405), language negotiation, error handling, shared schemas and the
+ * OpenAPI generator are installed before any route, so that every route is seen by all of them.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { oauthPlugin } from '../oauth/index.js';
 import type { DatabaseHandle } from '../storage/database.js';
+import { registerComponentSchemas } from './openapi/components.js';
+import { registerOpenApi } from './openapi/register-openapi.js';
+import { frameworkErrors, installErrorHandling } from './plugins/error-handler.js';
+import { installLanguageNegotiation } from './plugins/language.js';
+import { trackRoutes } from './plugins/method-not-allowed.js';
 import { healthRoutes } from './routes/health.js';
+import { buildValidatorFactory } from './validation/validator-factory.js';
 
 export interface AppDependencies {
   config: Config;
@@ -38,11 +47,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // Parameters are validated the pydantic way (FastAPI-compatible 422s), bodies by Ajv with allErrors.
+    // (Fastify's type for the factory is Ajv's compile; at run time it is given the route schema part.)
+    schemaController: { compilersFactory: { buildValidator: buildValidatorFactory as never } },
+    ajv: { customOptions: { allErrors: true } },
+    frameworkErrors,
   });
   app.decorate('deps', deps);
+  const routeTable = trackRoutes(app);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
+  installLanguageNegotiation(app);
+  installErrorHandling(app, routeTable);
+  registerComponentSchemas(app);
+  await registerOpenApi(app, { issuerUrl: deps.config.issuerUrl, publicBaseUrl: deps.config.publicBaseUrl });
 
   await app.register(healthRoutes);
   await app.register(oauthPlugin);

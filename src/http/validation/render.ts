@@ -1,0 +1,28 @@
+/** Renders validation issues as FastAPI's HTTPValidationError body, messages in the caller's language. */
+import type { Language } from '../../i18n/catalogue.js';
+import { translate } from '../../i18n/translate.js';
+import type { ValidationIssue } from './validation-issue.js';
+
+export interface ValidationErrorBody {
+  type: string;
+  loc: Array<string | number>;
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, string | number | boolean>;
+}
+
+/** `{"detail": [{type, loc, msg, input, ctx?}]}`, keys in pydantic's order, no `url`. */
+export function renderValidationIssues(issues: readonly ValidationIssue[], lang: Language): { detail: ValidationErrorBody[] } {
+  return {
+    detail: issues.map((issue) => {
+      const item: ValidationErrorBody = {
+        type: issue.type,
+        loc: [...issue.loc],
+        msg: translate(lang, issue.messageKey, issue.vars ?? issue.ctx ?? {}),
+        input: issue.input === undefined ? null : issue.input,
+      };
+      if (issue.ctx) item.ctx = { ...issue.ctx };
+      return item;
+    }),
+  };
+}

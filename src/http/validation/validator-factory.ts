@@ -1,0 +1,73 @@
+/**
+ * Fastify's validator factory for certdesk (`schemaController.compilersFactory.buildValidator`):
+ * path, query and header parameters go through the pydantic-compatible parameter validator, request
+ * bodies through Ajv with `allErrors` so a 422 lists every failing field.
+ */
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyRouteSchemaDef, FastifySchema } from 'fastify/types/schema.js';
+import { compileParameterValidator, type ParameterValidator } from './parameter-validator.js';
+import { RequestValidationError } from './request-validation-error.js';
+import type { ParameterLocation } from './validation-issue.js';
+
+/** Fastify's request part name → FastAPI's `loc` name. */
+export const PART_LOCATIONS = { params: 'path', querystring: 'query', headers: 'header' } as const satisfies Record<string, ParameterLocation>;
+export type ParameterPart = keyof typeof PART_LOCATIONS;
+
+/** Ajv options for bodies: Fastify's defaults plus every error at once. */
+export const BODY_AJV_OPTIONS: AjvOptions = {
+  coerceTypes: 'array',
+  useDefaults: true,
+  removeAdditional: true,
+  allErrors: true,
+  strict: false,
+};
+
+const compiledParameters = new WeakMap<object, ParameterValidator>();
+
+/** The (cached) parameter validator of a request part's schema. */
+export function parameterValidatorFor(schema: unknown, part: ParameterPart): ParameterValidator {
+  if (schema === null || typeof schema !== 'object') return compileParameterValidator(undefined, PART_LOCATIONS[part]);
+  let validator = compiledParameters.get(schema);
+  if (!validator) {
+    validator = compileParameterValidator(schema, PART_LOCATIONS[part]);
+    compiledParameters.set(schema, validator);
+  }
+  return validator;
+}
+
+type FastifyValidator = (data: unknown) => { value: unknown } | { error: Error } | boolean;
+
+/**
+ * Builds the compiler Fastify calls for every route schema part.
+ *
+ * @example
+ * Fastify({ schemaController: { compilersFactory: { buildValidator: buildValidatorFactory } } })
+ */
+export function buildValidatorFactory(externalSchemas: unknown, ajvServerOptions?: { customOptions?: AjvOptions }) {
+  let ajv: Ajv | null = null;
+  // Ajv is built on first use: most routes take no body.
+  const bodyAjv = (): Ajv => {
+    if (ajv) return ajv;
+    ajv = new Ajv({ ...BODY_AJV_OPTIONS, ...(ajvServerOptions?.customOptions ?? {}) });
+    addFormats.default(ajv);
+    for (const schema of Object.values((externalSchemas ?? {}) as Record<string, object>)) {
+      const id = (schema as { $id?: string }).$id;
+      if (!id || !ajv.getSchema(id)) ajv.addSchema(schema, id);
+    }
+    return ajv;
+  };
+  return (routeSchema: FastifyRouteSchemaDef<FastifySchema>): FastifyValidator => {
+    const part = routeSchema.httpPart;
+    if (part === 'params' || part === 'querystring' || part === 'headers') {
+      const validate = parameterValidatorFor(routeSchema.schema, part);
+      return (data) => {
+        const { value, issues } = validate(data);
+        if (issues.length > 0) return { error: new RequestValidationError(issues) };
+        // Query and headers keep what was not declared (headers are merged by Fastify anyway).
+        return { value: part === 'headers' ? value : { ...(data as object | null), ...value } };
+      };
+    }
+    return bodyAjv().compile(routeSchema.schema as object) as unknown as FastifyValidator;
+  };
+}
