@@ -51,6 +51,8 @@ export interface OAuthPluginOptions {
 
 const oauth: FastifyPluginAsync<OAuthPluginOptions> = async (app, options) => {
   const { config, database } = app.deps;
+  // Built first: it validates its TTL before anything starts a timer.
+  const clients = new ClientAccessCache(database.db, options.clientAccessTtlMs ?? DEFAULT_CLIENT_ACCESS_TTL_MS);
   const keys = new KeyStore({
     db: database.db,
     masterKey: config.masterKey,
@@ -64,7 +66,7 @@ const oauth: FastifyPluginAsync<OAuthPluginOptions> = async (app, options) => {
   const services: OAuthServices = {
     tokens: { issuer: config.issuerUrl, audience: config.tokenAudience, ttlSeconds: config.accessTokenTtlSeconds },
     keys,
-    clients: new ClientAccessCache(database.db, options.clientAccessTtlMs ?? DEFAULT_CLIENT_ACCESS_TTL_MS),
+    clients,
     limiter: new AuthFailureLimiter(store, app.log, options.limiter),
     lastUsed: new LastUsedRecorder(database.db, app.log, options.lastUsedIntervalMs),
   };
