@@ -17,6 +17,7 @@ import { frameworkErrors, installErrorHandling } from './plugins/error-handler.j
 import { installLanguageNegotiation } from './plugins/language.js';
 import { trackRoutes } from './plugins/method-not-allowed.js';
 import { healthRoutes } from './routes/health.js';
+import { webPlugin } from '../web/index.js';
 import { buildValidatorFactory } from './validation/validator-factory.js';
 
 export interface AppDependencies {
@@ -65,5 +66,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(healthRoutes);
   await app.register(oauthPlugin);
+  await app.register(webPlugin);
   return app;
 }

@@ -1,0 +1,62 @@
+/** The orders dashboard and the order page, read through the same domain functions as GET /v1/orders. */
+import type { FastifyPluginAsync } from 'fastify';
+import { ALL_PROJECTS } from '../../contract/schemas.js';
+import {
+  findVisibleOrder,
+  InvalidPageTokenError,
+  listOrders,
+  listVisibleProjects,
+  OrderScopeNotFoundError,
+  sortProjectNames,
+  toOrderPreviewObject,
+} from '../../domain/orders/index.js';
+import { requireSession, sessionOf } from '../guards.js';
+import { sendNotFound, sendPage } from '../respond.js';
+import { orderPage } from '../views/order-page.js';
+import { ordersHref, ordersPage } from '../views/orders-page.js';
+import { principalOf } from '../web-context.js';
+import type { WebDeps } from '../web-deps.js';
+
+/** Cards per dashboard page. */
+export const DASHBOARD_PAGE_SIZE = 24;
+
+export function orderRoutes(deps: WebDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.addHook('preHandler', requireSession);
+
+    app.get<{ Querystring: { project?: string; page_token?: string } }>('/orders', async (req, reply) => {
+      const principal = principalOf(sessionOf(req));
+      const filter = typeof req.query.project === 'string' && req.query.project !== '' ? req.query.project : ALL_PROJECTS;
+      const pageToken = typeof req.query.page_token === 'string' && req.query.page_token !== '' ? req.query.page_token : null;
+      let listing;
+      try {
+        listing = await listOrders(deps.orders, principal, { projectId: filter, preview: true, pageToken, limit: DASHBOARD_PAGE_SIZE });
+      } catch (err) {
+        if (err instanceof OrderScopeNotFoundError) return sendNotFound(req.web, reply);
+        // A stale or edited page link: start the same filter again from its first page.
+        if (err instanceof InvalidPageTokenError) return reply.redirect(ordersHref(filter), 303);
+        throw err;
+      }
+      const visible = await listVisibleProjects(deps.db, principal);
+      const order = sortProjectNames(visible.map((p) => p.name));
+      const projects = [...visible].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+      return sendPage(
+        reply,
+        ordersPage(req.web, {
+          filter: projects.find((p) => p.id === filter.toLowerCase())?.id ?? filter,
+          projects,
+          stats: listing.stats,
+          orders: listing.orders.map(toOrderPreviewObject),
+          nextPageToken: listing.nextPageToken,
+          isFirstPage: pageToken === null,
+        }),
+      );
+    });
+
+    app.get<{ Params: { orderId: string } }>('/orders/:orderId', async (req, reply) => {
+      const order = await findVisibleOrder(deps.orders, principalOf(sessionOf(req)), req.params.orderId);
+      if (!order) return sendNotFound(req.web, reply);
+      return sendPage(reply, orderPage(req.web, order));
+    });
+  };
+}

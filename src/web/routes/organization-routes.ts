@@ -1,0 +1,27 @@
+/** GET /organization: the organization page (the interface's {organization_page}). */
+import type { FastifyPluginAsync } from 'fastify';
+import { findApiClient } from '../../domain/api-clients/index.js';
+import { canManageCredential } from '../credential-policy.js';
+import { requireSession, sessionOf } from '../guards.js';
+import { loadOrganizationView } from '../organization-model.js';
+import { sendPage } from '../respond.js';
+import { organizationPage } from '../views/organization-page.js';
+import type { WebDeps } from '../web-deps.js';
+
+export function organizationRoutes(deps: WebDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.addHook('preHandler', requireSession);
+
+    app.get<{ Querystring: { revoked?: string } }>('/organization', async (req, reply) => {
+      const session = sessionOf(req);
+      const view = await loadOrganizationView(deps.db, session);
+      // The notice names the credential by looking it up, so a crafted link cannot put text on the page.
+      const revokedId = typeof req.query.revoked === 'string' ? req.query.revoked.slice(0, 200) : '';
+      if (revokedId) {
+        const client = await findApiClient(deps.db, revokedId);
+        if (client?.revokedAt && canManageCredential(session, client)) view.notice = req.web.t('web.cred.revoked', { name: client.name });
+      }
+      return sendPage(reply, organizationPage(req.web, view));
+    });
+  };
+}

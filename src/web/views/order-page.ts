@@ -1,0 +1,124 @@
+/** One order: every field of the API's Order, analysis, failed items, layers, review and the overlay. */
+import type { OrderT } from '../../contract/schemas.js';
+import { html, type HtmlValue, type SafeHtml } from '../html.js';
+import type { WebContext } from '../web-context.js';
+import { annotationDetails, annotationLabel, annotationOverlay } from './annotation-overlay.js';
+import { stateClass, timeElement } from './format.js';
+import { page } from './layout.js';
+
+function remediationLabel(ctx: WebContext, value: number): string {
+  if (value >= 1) return ctx.t('web.order.remediation_recommended');
+  if (value >= 0.5) return ctx.t('web.order.remediation_not_recommended');
+  return ctx.t('web.order.remediation_unset');
+}
+
+/** `asset_last_modified_timestamp` is Unix seconds as a string: shown as given and as a date. */
+function unixSeconds(ctx: WebContext, value: string): SafeHtml {
+  const n = Number(value);
+  return /^\d+$/.test(value) && Number.isSafeInteger(n) ? html`${timeElement(ctx.lang, new Date(n * 1000))} <span class="muted">(${value})</span>` : html`${value}`;
+}
+
+function row(label: string, value: HtmlValue, field: string): SafeHtml {
+  return html`<div class="field" data-field="${field}"><dt>${label}</dt><dd>${value}</dd></div>`;
+}
+
+function details(ctx: WebContext, o: OrderT): SafeHtml {
+  const t = ctx.t;
+  const project = o.project
+    ? html`${o.project.name} <span class="muted">(${t('web.order.your_role', { role: o.project.userRole })})</span>`
+    : t('web.orders.personal');
+  const tags = o.tags?.length ? html`<ul class="tags">${o.tags.map((tag) => html`<li class="tag">${tag}</li>`)}</ul>` : t('web.none');
+  return html`<dl class="fields">
+    ${row(t('web.order.id'), html`<code>${o.order_id}</code>`, 'order_id')}
+    ${row(t('web.order.state'), html`<span class="badge ${stateClass(o.order_state)}">${o.order_state}</span>`, 'order_state')}
+    ${row(t('web.order.creator'), html`${o.username} &lt;${o.email}&gt;`, 'username')}
+    ${row(t('web.order.ordered_by'), o.ordered_by ?? '—', 'ordered_by')}
+    ${row(t('web.order.created'), timeElement(ctx.lang, o.creation_time), 'creation_time')}
+    ${row(t('web.order.project'), project, 'project')}
+    ${row(t('web.order.asset'), o.asset_name, 'asset_name')}
+    ${row(t('web.order.asset_id'), html`<code>${o.asset_id}</code>`, 'asset_id')}
+    ${row(t('web.order.asset_modified'), unixSeconds(ctx, o.asset_last_modified_timestamp), 'asset_last_modified_timestamp')}
+    ${row(t('web.order.confidence'), o.confidence ?? 0, 'confidence')}
+    ${row(t('web.order.remediation'), html`${remediationLabel(ctx, o.remediation ?? 0)} <span class="muted">(${o.remediation ?? 0})</span>`, 'remediation')}
+    ${row(t('web.order.tags'), tags, 'tags')}
+  </dl>`;
+}
+
+function analysis(ctx: WebContext, o: OrderT): SafeHtml {
+  const lines = o.analysis_list ?? [];
+  if (!lines.length) return html`<p>${ctx.t('web.orders.no_analysis')}</p>`;
+  return html`<table class="data"><thead><tr><th scope="col">${ctx.t('web.order.check')}</th><th scope="col">${ctx.t('web.order.result')}</th></tr></thead>
+    <tbody>${lines.map(
+      (l) => html`<tr data-analysis-type="${l.analysis_type}"><td>${l.analysis_type}</td>
+        <td><span class="badge analysis-${l.analysis_passed ? 'pass' : 'fail'}">${l.analysis_passed ? `✓ ${ctx.t('web.order.passed')}` : `✗ ${ctx.t('web.order.failed')}`}</span></td></tr>`,
+    )}</tbody></table>`;
+}
+
+function failedItems(ctx: WebContext, o: OrderT): SafeHtml {
+  const items = o.analysis_failed_items ?? [];
+  if (!items.length) return html`<p>${ctx.t('web.none')}</p>`;
+  const t = ctx.t;
+  return html`<table class="data"><thead><tr>
+      <th scope="col">${t('web.order.item_type')}</th><th scope="col">${t('web.order.item_name')}</th>
+      <th scope="col">${t('web.order.item_path')}</th><th scope="col">${t('web.order.ai_likelihood')}</th>
+      <th scope="col">${t('web.order.annotation_ids')}</th></tr></thead>
+    <tbody>${items.map(
+      (i) => html`<tr><td>${i.type}</td><td>${i.name}</td><td><code>${i.storage_path}</code></td><td>${i.ai_likelihood ?? 0}</td>
+        <td>${[...(i.annotation_ids ?? []), ...(i.annotation_id ? [i.annotation_id] : [])].join(', ') || '—'}</td></tr>`,
+    )}</tbody></table>`;
+}
+
+function layers(ctx: WebContext, o: OrderT): SafeHtml {
+  const list = o.layers_info ?? [];
+  if (!list.length) return html`<p>${ctx.t('web.none')}</p>`;
+  return html`<ul class="layers">${list.map(
+    (l) => html`<li><a href="${l.layer_url}" download data-layer="${l.layer_name}">${ctx.t('web.order.download', { name: l.layer_name })}</a></li>`,
+  )}</ul>`;
+}
+
+function review(ctx: WebContext, o: OrderT): SafeHtml {
+  if (!o.reviewed_by && !o.review_timestamp) return html`<p data-review="none">${ctx.t('web.order.not_reviewed')}</p>`;
+  return html`<dl class="fields" data-review="done">
+    ${row(ctx.t('web.order.reviewed_by'), o.reviewed_by ?? '—', 'reviewed_by')}
+    ${row(ctx.t('web.order.reviewed_at'), timeElement(ctx.lang, o.review_timestamp, '—'), 'review_timestamp')}
+  </dl>`;
+}
+
+function annotationList(ctx: WebContext, o: OrderT): SafeHtml {
+  const list = o.annotations ?? [];
+  if (!list.length) return html`<p>${ctx.t('web.none')}</p>`;
+  return html`<ol class="annotation-list">${list.map(
+    (a, i) => html`<li id="annotation-${i}" class="${a.properties?.needs_remediation ? 'needs-remediation' : ''}" data-annotation-index="${i}">
+      <strong>${annotationLabel(ctx, a, i)}</strong> <span class="muted">${a.target?.selector.type ?? ''}</span>
+      ${annotationDetails(ctx, a)}</li>`,
+  )}</ol>`;
+}
+
+export function orderPage(ctx: WebContext, o: OrderT): SafeHtml {
+  const t = ctx.t;
+  const annotations = o.annotations ?? [];
+  const preview = o.asset_preview_url
+    ? annotationOverlay(ctx, o.asset_preview_url, t('web.orders.preview_alt', { title: o.order_title }), annotations)
+    : html`<div class="no-preview large">${t('web.orders.no_preview')}</div>`;
+  const section = (id: string, title: string, body: SafeHtml) =>
+    html`<section class="panel" aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${body}</section>`;
+  return page(ctx, {
+    title: o.order_title,
+    active: 'orders',
+    body: html`<p><a href="/orders">← ${t('web.order.back')}</a></p>
+      <h1>${o.order_title} <span class="badge ${stateClass(o.order_state)}">${o.order_state}</span></h1>
+      <div class="order-layout">
+        <div class="order-visual">
+          ${section('preview-title', t('web.order.preview'), preview)}
+          ${section('annotations-title', t('web.order.annotations'), annotationList(ctx, o))}
+        </div>
+        <div class="order-info">
+          ${section('details-title', t('web.order.details'), details(ctx, o))}
+          ${section('analysis-title', t('web.order.analysis'), analysis(ctx, o))}
+          ${section('failed-title', t('web.order.failed_items'), failedItems(ctx, o))}
+          ${section('layers-title', t('web.order.layers'), layers(ctx, o))}
+          ${section('review-title', t('web.order.review'), review(ctx, o))}
+        </div>
+      </div>`,
+  });
+}

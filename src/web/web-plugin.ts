@@ -1,0 +1,86 @@
+/**
+ * The web application: server-rendered pages for signed-in members. Registered by buildApp as one
+ * encapsulated plugin, so its hooks (language, session, security headers) and its error page apply to
+ * its own routes only, never to the JSON API.
+ */
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsync } from 'fastify';
+import { createOrdersContext } from '../domain/orders/index.js';
+import { parseFormBody } from './form-body.js';
+import { credentialRoutes } from './routes/credential-routes.js';
+import { orderRoutes } from './routes/order-routes.js';
+import { organizationRoutes } from './routes/organization-routes.js';
+import { projectRoutes } from './routes/project-routes.js';
+import { signInRoutes } from './routes/sign-in-routes.js';
+import { contentSecurityPolicy, originOf, setSecurityHeaders } from './security-headers.js';
+import { readSession } from './session/web-session.js';
+import { SignInRateLimiter } from './session/sign-in-rate-limit.js';
+import { staticAssetRoutes } from './static-assets.js';
+import { sendPage } from './respond.js';
+import { messagePage } from './views/message-page.js';
+import { pickLanguage, translatorFor, type WebContext } from './web-context.js';
+import type { WebDeps } from './web-deps.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Language, translator and session of a web page request (set by the web plugin). */
+    web: WebContext;
+  }
+}
+
+export interface WebPluginOptions {
+  /** Tests may pass their own limiter (e.g. with a fake clock). */
+  signInLimiter?: SignInRateLimiter;
+}
+
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+export const webPlugin: FastifyPluginAsync<WebPluginOptions> = async (app, options) => {
+  const { config, database } = app.deps;
+  if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
+  if (!app.hasContentTypeParser(FORM_TYPE)) {
+    app.addContentTypeParser(FORM_TYPE, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
+      done(null, parseFormBody(String(body)));
+    });
+  }
+  const deps: WebDeps = {
+    config,
+    db: database.db,
+    orders: await createOrdersContext(database.db, config),
+    signInLimiter: options.signInLimiter ?? new SignInRateLimiter(),
+  };
+  const csp = contentSecurityPolicy([originOf(config.publicBaseUrl)].filter((o): o is string => o !== null));
+
+  app.decorateRequest('web', null as unknown as WebContext);
+  app.addHook('onRequest', async (_req, reply) => {
+    setSecurityHeaders(reply, csp);
+    // Pages show an organization's data: never stored by a browser or proxy cache.
+    reply.header('Cache-Control', 'no-store');
+  });
+  app.addHook('preHandler', async (req, reply) => {
+    const lang = pickLanguage(req, reply);
+    const isAsset = req.routeOptions.url?.startsWith('/static/') ?? false;
+    req.web = { lang, t: translatorFor(lang), session: isAsset ? null : await readSession(deps.db, req), url: req.url };
+    reply.header('Content-Language', lang);
+  });
+  app.setErrorHandler(async (err, req, reply) => {
+    const status = (err as { statusCode?: number }).statusCode ?? 500;
+    if (status < 500) req.log.info({ err }, 'web request refused');
+    else req.log.error({ err }, 'web page failed');
+    const lang = req.web?.lang ?? 'en';
+    const ctx: WebContext = req.web ?? { lang, t: translatorFor(lang), session: null, url: '/' };
+    const body =
+      status === 404
+        ? messagePage(ctx, ctx.t('web.error.not_found_title'), ctx.t('web.error.not_found'))
+        : messagePage(ctx, ctx.t('web.error.server_title'), ctx.t('web.error.server', { request_id: req.id }));
+    // Client errors (a malformed form, a body too large) are shown as the generic page with their status.
+    return sendPage(reply, body, status >= 400 && status < 600 ? status : 500);
+  });
+
+  await app.register(staticAssetRoutes);
+  await app.register(signInRoutes(deps));
+  await app.register(orderRoutes(deps));
+  await app.register(organizationRoutes(deps));
+  await app.register(credentialRoutes(deps));
+  await app.register(projectRoutes(deps));
+};
