@@ -17,6 +17,8 @@ import { frameworkErrors, installErrorHandling } from './plugins/error-handler.j
 import { installLanguageNegotiation } from './plugins/language.js';
 import { trackRoutes } from './plugins/method-not-allowed.js';
 import { healthRoutes } from './routes/health.js';
+import { organizationMemberRoutes } from './routes/organization-members.js';
+import { projectRoutes } from './routes/projects.js';
 import { webPlugin } from '../web/index.js';
 import { buildValidatorFactory } from './validation/validator-factory.js';
 
@@ -66,6 +68,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(healthRoutes);
   await app.register(oauthPlugin);
+  await app.register(projectRoutes);
+  await app.register(organizationMemberRoutes);
   await app.register(webPlugin);
   return app;
 }

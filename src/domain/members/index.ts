@@ -1,0 +1,2 @@
+/** The organization member list. */
+export { getOrganizationMembers } from './organization-members.service.js';

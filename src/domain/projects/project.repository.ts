@@ -1,0 +1,67 @@
+/**
+ * Project reads: a project with its organization's thresholds, and project members. Visibility is the
+ * service's rule; the queries only take the filter it asks for.
+ */
+import type { Executor } from '../../storage/database.js';
+import type { ProjectRole } from '../../storage/schema.js';
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  date_created: Date;
+  object_flag_threshold: number | null;
+  weighted_confidence_threshold: number | null;
+  org_object_flag_threshold: number | null;
+  org_weighted_confidence_threshold: number | null;
+}
+
+export interface ProjectMemberRow {
+  project_id: string;
+  email: string;
+  email_key: string;
+  role: ProjectRole;
+}
+
+export interface ProjectFilter {
+  organizationId: string;
+  /** Only projects this user is a member of; null: every project of the organization. */
+  memberUserId: string | null;
+  /** Only this project (a lower-case UUID). */
+  projectId?: string;
+}
+
+/** Projects of one organization, optionally restricted to one member's projects and to one id. */
+export async function findProjects(db: Executor, filter: ProjectFilter): Promise<ProjectRow[]> {
+  let query = db
+    .selectFrom('projects as p')
+    .innerJoin('organizations as o', 'o.id', 'p.organization_id')
+    .select([
+      'p.id',
+      'p.name',
+      'p.date_created',
+      'p.object_flag_threshold',
+      'p.weighted_confidence_threshold',
+      'o.object_flag_threshold as org_object_flag_threshold',
+      'o.weighted_confidence_threshold as org_weighted_confidence_threshold',
+    ])
+    .where('p.organization_id', '=', filter.organizationId);
+  if (filter.projectId !== undefined) query = query.where('p.id', '=', filter.projectId);
+  if (filter.memberUserId !== null) {
+    const userId = filter.memberUserId;
+    query = query.where((eb) =>
+      eb.exists(eb.selectFrom('project_members as m').select('m.user_id').whereRef('m.project_id', '=', 'p.id').where('m.user_id', '=', userId)),
+    );
+  }
+  return query.execute();
+}
+
+/** Members of the given projects with their e-mail and role. */
+export async function findProjectMembers(db: Executor, projectIds: readonly string[]): Promise<ProjectMemberRow[]> {
+  if (projectIds.length === 0) return [];
+  return db
+    .selectFrom('project_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.project_id', 'u.email', 'u.email_key', 'm.role'])
+    .where('m.project_id', 'in', [...projectIds])
+    .execute();
+}

@@ -1,0 +1,78 @@
+/**
+ * The real application on a test database with the standard fixture, and real access tokens for each
+ * fixture user obtained from the real token endpoint.
+ *
+ * @example
+ * const api = await startApi(target);
+ * const res = await api.get('/v1/projects', 'editor');
+ * await api.close();
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { loadConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import type { DatabaseHandle } from '../../src/storage/database.js';
+import type { DatabaseTarget } from '../helpers/database.js';
+import { loadStandardFixture, temporaryObjectStorage, USERS, type FixtureUserName } from '../helpers/fixtures.js';
+import { OpenApiValidator } from '../helpers/openapi.js';
+
+export interface Api {
+  app: FastifyInstance;
+  database: DatabaseHandle;
+  openapi: OpenApiValidator;
+  /** Bearer token of each fixture user (client with its standard scopes). */
+  tokens: Record<FixtureUserName, string>;
+  get(url: string, as: FixtureUserName | null, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** Test configuration; `dir` holds the data directory and the local object storage. */
+export function apiTestConfig(dir: string) {
+  return loadConfig({
+    CERTDESK_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'https://api.certdesk.test',
+    ISSUER_URL: 'https://api.certdesk.test',
+    DATA_DIR: dir,
+    OBJECT_STORAGE_DIR: dir,
+  });
+}
+
+/** Obtains a token with client_secret_post from the application's own token endpoint. */
+export async function obtainToken(app: FastifyInstance, clientId: string, clientSecret: string): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString(),
+  });
+  if (res.statusCode !== 200) throw new Error(`token request failed: ${res.statusCode} ${res.body}`);
+  return (res.json() as { access_token: string }).access_token;
+}
+
+/**
+ * Opens a database of the target, loads the standard fixture, builds the app. `beforeReady` may add
+ * routes (e.g. a route that throws) before the app starts.
+ */
+export async function startApi(target: DatabaseTarget, beforeReady?: (app: FastifyInstance) => void): Promise<Api> {
+  const database = await target.open();
+  const { dir, storage } = temporaryObjectStorage();
+  await loadStandardFixture(database, storage);
+  const app = await buildApp({ config: apiTestConfig(dir), database });
+  beforeReady?.(app);
+  await app.ready();
+  const tokens = {} as Record<FixtureUserName, string>;
+  for (const name of Object.keys(USERS) as FixtureUserName[]) tokens[name] = await obtainToken(app, USERS[name].clientId, USERS[name].clientSecret);
+  const openapi = await OpenApiValidator.fromApp(app);
+  return {
+    app,
+    database,
+    openapi,
+    tokens,
+    get: (url, as, headers = {}) =>
+      app.inject({ method: 'GET', url, headers: { ...(as ? { authorization: `Bearer ${tokens[as]}` } : {}), ...headers } }),
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}
