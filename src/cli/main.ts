@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, settings } from '../config.js';
+import { registerKeys } from './commands/keys.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerSeed } from './commands/seed.js';
 import { registerServe } from './commands/serve.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerMigrate(program);
   registerSeed(program);
+  registerKeys(program);
   registerStats(program);
   program.commands.forEach((c) => c.exitOverride());
   return program;
