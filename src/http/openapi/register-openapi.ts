@@ -95,6 +95,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     routePrefix: '/docs',
     staticCSP: true,
     uiConfig: { docExpansion: 'list', deepLinking: true },
+    theme: { title: API_TITLE },
   });
 
   // The document at the conventional FastAPI address as well as under /docs/json.
