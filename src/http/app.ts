@@ -17,6 +17,8 @@ import { frameworkErrors, installErrorHandling } from './plugins/error-handler.j
 import { installLanguageNegotiation } from './plugins/language.js';
 import { trackRoutes } from './plugins/method-not-allowed.js';
 import { healthRoutes } from './routes/health.js';
+import { objectRoutes } from './routes/objects.js';
+import { orderRoutes } from './routes/orders.js';
 import { organizationMemberRoutes } from './routes/organization-members.js';
 import { projectRoutes } from './routes/projects.js';
 import { webPlugin } from '../web/index.js';
@@ -25,6 +27,8 @@ import { buildValidatorFactory } from './validation/validator-factory.js';
 export interface AppDependencies {
   config: Config;
   database: DatabaseHandle;
+  /** Object storage of previews and layers; defaults to the one the configuration names. */
+  storage?: import('../storage/object-storage/index.js').ObjectStorage;
 }
 
 declare module 'fastify' {
@@ -68,6 +72,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(healthRoutes);
   await app.register(oauthPlugin);
+  await app.register(orderRoutes);
+  await app.register(objectRoutes);
   await app.register(projectRoutes);
   await app.register(organizationMemberRoutes);
   await app.register(webPlugin);
