@@ -1,0 +1,376 @@
+/**
+ * Orders listing benchmark (`npm run bench`): not a test. On PostgreSQL (DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432/certdesk_bench, created if missing) it loads 1,000,000 orders into one
+ * organization and 1,000 into another (generated in SQL with generate_series; the triggers keep the counters
+ * exact), starts `certdesk serve` on 127.0.0.1 as a child process, and measures with autocannon (32
+ * connections, 10 s each):
+ *   (a) limit=200, first page          (b) limit=200 at page 2,000 (a replayed token)
+ *   (c) limit=200&preview=true         (d) limit=1 at 1,000,000 orders vs at 1,000 orders
+ * and the bare keyset SELECT of (a) with pgbench (32 clients, 10 s). Results go to stdout and to
+ * docs/benchmarks.md under "## Orders listing". Everything listens on 127.0.0.1 and stops by itself.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { loadSeed } from '../src/domain/provisioning/seed.js';
+import type { SeedDocumentT } from '../src/domain/provisioning/seed.schema.js';
+import { openDatabase, type DatabaseHandle } from '../src/storage/database.js';
+import { migrate } from '../src/storage/migrate.js';
+import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/certdesk_bench';
+const CONNECTIONS = 32;
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const BIG = { id: 'be000000-0000-4000-8000-000000000001', name: 'Bench Big', orders: 1_000_000, slug: 'big' };
+const SMALL = { id: 'be000000-0000-4000-8000-000000000002', name: 'Bench Small', orders: 1_000, slug: 'small' };
+const secretOf = (slug: string) => `bench-${slug}-secret-0123456789abcdef`;
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`unexpected database name ${name}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) {
+      log(`creating database ${name}`);
+      await client.query(`CREATE DATABASE ${name}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function seedDocument(): SeedDocumentT {
+  const org = (o: typeof BIG) => ({
+    id: o.id,
+    name: o.name,
+    users: ['admin', 'ana', 'ben', 'cy'].map((u, i) => ({ email: `${u}@${o.slug}.bench`, username: u, is_admin: i === 0 })),
+    projects: [0, 1, 2, 3].map((p) => ({
+      id: `${o.id.slice(0, 24)}00000000${p}${o.id.slice(-3)}`,
+      name: `Project ${['Aurora', 'Borealis', 'Cirrus', 'Delta'][p]}`,
+      date_created: '2025-01-01T00:00:00Z',
+      members: [{ email: `${['ana', 'ben', 'cy', 'ana'][p]}@${o.slug}.bench`, role: (['editor', 'viewer', 'admin', 'viewer'] as const)[p] }],
+    })),
+    api_clients: [{ client_id: `bench-${o.slug}`, client_secret: secretOf(o.slug), user_email: `admin@${o.slug}.bench`, scopes: ['enterprise-api-access/read'] }],
+    orders: [],
+  });
+  return { organizations: [org(BIG), org(SMALL)] } as unknown as SeedDocumentT;
+}
+
+/**
+ * Inserts orders [from, to) of an organization in one statement. The documents have the renderer's shape
+ * (every field, defaults included) and realistic size: three analysis lines, tags, and on every fourth order
+ * a failed item, two annotations and a layer.
+ */
+async function insertOrders(handle: DatabaseHandle, org: typeof BIG, from: number, to: number): Promise<void> {
+  await sql`
+    WITH base AS (
+      SELECT i,
+        ${org.slug} || '-' || lpad(i::text, 7, '0') AS order_id,
+        (ARRAY['admin','ana','ben','cy'])[1 + i % 4] AS who,
+        (ARRAY['In Progress','Human Certified','Action Required','Reviewed','Failed','Unsupported File'])[1 + i % 6] AS state,
+        timestamptz '2026-06-01T00:00:00Z' - (i / 2) * interval '15 seconds' AS created,
+        CASE WHEN i % 5 = 4 THEN NULL ELSE p.id END AS project_id
+      FROM generate_series(${from}::int, ${to - 1}::int) AS i
+      LEFT JOIN LATERAL (SELECT id FROM projects WHERE organization_id = ${org.id}::uuid ORDER BY id OFFSET (i % 4) LIMIT 1) p ON true
+    ), docs AS (
+      SELECT b.*, who || '@' || ${org.slug} || '.bench' AS email,
+        to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_text,
+        json_build_array(
+          json_build_object('analysis_type', 'metadata', 'analysis_passed', i % 2 = 0),
+          json_build_object('analysis_type', 'layers', 'analysis_passed', true),
+          json_build_object('analysis_type', 'ai_texture', 'analysis_passed', i % 3 <> 0)) AS analysis,
+        CASE WHEN i % 2 = 0 THEN json_build_array('benchmark', 'batch-' || (i % 7)) ELSE '[]'::json END AS tags
+      FROM base b
+    )
+    INSERT INTO orders (order_id, organization_id, project_id, owner_key, order_state, creation_time, asset_preview_key, layers, doc, preview_doc)
+    SELECT order_id, ${org.id}::uuid, project_id, email, state, created,
+      CASE WHEN i % 10 = 9 THEN NULL ELSE 'bench/previews/' || (i % 100) || '.png' END,
+      CASE WHEN i % 4 = 0 THEN jsonb_build_array(jsonb_build_object('layer_name', 'Background', 'key', 'bench/layers/' || (i % 100) || '.png')) ELSE '[]'::jsonb END,
+      json_build_object(
+        'order_id', order_id, 'username', who, 'email', email, 'order_state', state,
+        'order_title', 'Key art revision ' || i, 'asset_id', 'asset-' || i, 'asset_name', 'artwork-' || i || '.psd',
+        'asset_last_modified_timestamp', (1767225600 + i)::text,
+        'ordered_by', CASE WHEN i % 3 = 0 THEN NULL ELSE 'Artist ' || (i % 50) END,
+        'creation_time', created_text, 'analysis_list', analysis,
+        'analysis_failed_items', CASE WHEN i % 4 = 0 THEN json_build_array(json_build_object(
+            'type', 'layer', 'name', 'Layer ' || (i % 9), 'storage_path', 'orders/' || order_id || '/layer-1.png',
+            'ai_likelihood', 0.8, 'annotation_ids', json_build_array('ann-' || i || '-1'), 'annotation_id', NULL)) ELSE '[]'::json END,
+        'tags', tags, 'confidence', (i % 10) / 10.0, 'remediation', (ARRAY[0, 0.5, 1])[1 + i % 3],
+        'annotations', CASE WHEN i % 4 = 0 THEN json_build_array(
+            json_build_object('id', 'ann-' || i || '-1',
+              'bodies', json_build_array(json_build_object('value', 'Possible AI texture', 'id', 'body-' || i || '-1', 'annotation', 'ann-' || i || '-1')),
+              'properties', json_build_object('needs_remediation', true, 'ai_likelihood', 0.8),
+              'target', json_build_object('annotation', 'ann-' || i || '-1', 'selector', json_build_object('type', 'RECTANGLE',
+                'geometry', json_build_object('bounds', json_build_object('minX', 0.1, 'minY', 0.1, 'maxX', 0.4, 'maxY', 0.3), 'x', 0.1, 'y', 0.1, 'w', 0.3, 'h', 0.2)))),
+            json_build_object('id', 'ann-' || i || '-2',
+              'bodies', json_build_array(json_build_object('value', 'Brush strokes look human', 'id', 'body-' || i || '-2', 'annotation', 'ann-' || i || '-2')),
+              'properties', json_build_object('needs_remediation', false, 'ai_likelihood', 0.1),
+              'target', json_build_object('annotation', 'ann-' || i || '-2', 'selector', json_build_object('type', 'POLYGON',
+                'geometry', json_build_object('bounds', json_build_object('minX', 0.5, 'minY', 0.5, 'maxX', 0.9, 'maxY', 0.9),
+                  'points', json_build_array(json_build_array(0.5, 0.5), json_build_array(0.9, 0.6), json_build_array(0.7, 0.9)))))))
+          ELSE '[]'::json END,
+        'reviewed_by', CASE WHEN state = 'Reviewed' THEN 'admin@' || ${org.slug} || '.bench' END,
+        'review_timestamp', CASE WHEN state = 'Reviewed' THEN to_char((created + interval '1 day') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END),
+      json_build_object('order_id', order_id, 'order_title', 'Key art revision ' || i, 'creation_time', created_text,
+        'order_state', state, 'analysis_list', analysis, 'tags', tags)
+    FROM docs`.execute(handle.db);
+}
+
+async function countOrders(handle: DatabaseHandle, organizationId: string): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT coalesce(sum(order_count), 0)::bigint AS n FROM order_counters WHERE organization_id = ${organizationId}::uuid`.execute(handle.db);
+  return r.rows[0]!.n;
+}
+
+async function ensureData(handle: DatabaseHandle): Promise<void> {
+  const storage = new LocalDirectoryStorage(mkdtempSync(path.join(os.tmpdir(), 'certdesk-bench-objects-')));
+  await loadSeed(handle.db, storage, seedDocument());
+  for (const org of [BIG, SMALL]) {
+    if ((await countOrders(handle, org.id)) === org.orders) {
+      log(`${org.name}: ${org.orders} orders already loaded`);
+      continue;
+    }
+    await sql`DELETE FROM orders WHERE organization_id = ${org.id}::uuid`.execute(handle.db);
+    const chunk = 100_000;
+    const started = Date.now();
+    for (let from = 0; from < org.orders; from += chunk) {
+      await insertOrders(handle, org, from, Math.min(org.orders, from + chunk));
+      log(`${org.name}: ${Math.min(org.orders, from + chunk)} / ${org.orders} orders (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    }
+    if ((await countOrders(handle, org.id)) !== org.orders) throw new Error(`${org.name}: counters disagree with the load`);
+  }
+  log('VACUUM ANALYZE orders');
+  await sql`VACUUM ANALYZE orders`.execute(handle.db);
+  await sql`VACUUM ANALYZE order_counters`.execute(handle.db);
+}
+
+interface Server {
+  child: ChildProcess;
+  baseUrl: string;
+}
+
+async function startServer(): Promise<Server> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-bench-serve-'));
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/certdesk'), 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, CERTDESK_ENV: process.env.CERTDESK_ENV ?? 'test' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${out}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /serving on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+  child.stdout!.resume();
+  return { child, baseUrl };
+}
+
+async function stopServer(server: Server): Promise<void> {
+  if (server.child.exitCode !== null) return;
+  server.child.kill('SIGTERM');
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
+  await once(server.child, 'exit');
+  clearTimeout(timer);
+}
+
+/** Resident and peak resident memory of a process, in MB. */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+}
+
+async function tokenFor(baseUrl: string, slug: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: `bench-${slug}`, client_secret: secretOf(slug) }),
+  });
+  if (!res.ok) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+interface Page {
+  orders: unknown[] | null;
+  order_previews: unknown[] | null;
+  next_page_token: string | null;
+}
+
+async function getPage(url: string, token: string): Promise<Page> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Page;
+}
+
+/** The token of page `page` (1-based) at 200 per page; walked with large pages first (limit may change between pages). */
+async function tokenOfPage(baseUrl: string, token: string, page: number): Promise<string> {
+  let skip = (page - 1) * 200;
+  let pageToken: string | null = null;
+  while (skip > 0) {
+    const limit = skip >= 1000 ? 1000 : 200;
+    const url = `${baseUrl}/v1/orders?project_id=All%20Projects&limit=${limit}${pageToken ? `&page_token=${pageToken}` : ''}`;
+    const body = await getPage(url, token);
+    if (!body.next_page_token) throw new Error('ran out of pages');
+    pageToken = body.next_page_token;
+    skip -= limit;
+  }
+  return pageToken!;
+}
+
+interface Measurement {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  rssMb: number;
+  hwmMb: number;
+  errors: number;
+}
+
+async function measure(name: string, url: string, token: string, server: Server, expectItems: number): Promise<Measurement> {
+  const probe = await getPage(url, token);
+  const items = (probe.orders ?? probe.order_previews ?? []).length;
+  if (items !== expectItems) throw new Error(`${name}: expected ${expectItems} items, got ${items}`);
+  const headers = { authorization: `Bearer ${token}` };
+  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers }); // warm-up, not reported
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  const mem = memoryOf(server.child.pid!);
+  const m = { name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, rssMb: mem.rss, hwmMb: mem.hwm, errors: r.errors + r.non2xx + r.timeouts };
+  log(`${name}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, RSS ${m.rssMb.toFixed(0)} MB (peak ${m.hwmMb.toFixed(0)} MB), errors ${m.errors}`);
+  return m;
+}
+
+function pgbench(organizationId: string): Measurement {
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-pgbench-'));
+  const args = ['-n', '-M', 'extended', '-c', String(CONNECTIONS), '-j', '2', '-T', String(DURATION), '-D', `org=${organizationId}`, '-f', path.join(ROOT, 'bench/pgbench-keyset.sql'), '-l', '--log-prefix', path.join(logDir, 'tx'), DATABASE_URL];
+  const run = spawnSync('/usr/bin/pgbench', args, { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`pgbench failed: ${run.stderr}`);
+  const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(run.stdout)?.[1] ?? NaN);
+  const latencies: number[] = [];
+  for (const file of readdirSync(logDir)) {
+    for (const line of readFileSync(path.join(logDir, file), 'utf8').split('\n')) {
+      const us = Number(line.split(' ')[2]);
+      if (line && Number.isFinite(us)) latencies.push(us / 1000);
+    }
+  }
+  rmSync(logDir, { recursive: true, force: true });
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  const m = { name: 'pgbench: bare keyset SELECT of (a)', requestsPerSecond: tps, p50: pct(50), p99: pct(99), rssMb: NaN, hwmMb: NaN, errors: 0 };
+  log(`${m.name}: ${tps.toFixed(0)} tps, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms`);
+  return m;
+}
+
+function report(results: Record<string, Measurement>): string {
+  const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
+  const rows = Object.values(results).map(
+    (m) => `| ${m.name} | ${f(m.requestsPerSecond)} | ${f(m.p50, 1)} | ${f(m.p99, 1)} | ${Number.isFinite(m.rssMb) ? `${f(m.rssMb)} (peak ${f(m.hwmMb)})` : '—'} |`,
+  );
+  const { a, b, c, d1, d2, pgb } = results as Record<'a' | 'b' | 'c' | 'd1' | 'd2' | 'pgb', Measurement>;
+  const peak = Math.max(...Object.values(results).map((m) => (Number.isFinite(m.hwmMb) ? m.hwmMb : 0)));
+  const goal = (ok: boolean, text: string) => `| ${text} | ${ok ? 'met' : '**not met**'} |`;
+  const within = (x: number, ref: number, pct: number) => Math.abs(x - ref) <= (ref * pct) / 100;
+  return [
+    '## Orders listing',
+    '',
+    `Run ${new Date().toISOString()} by \`npm run bench\` (bench/orders.ts): ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ` +
+      `${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, PostgreSQL on 127.0.0.1; server, database, load generator and pgbench share the machine. ` +
+      `${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up. Organization of 1,000,000 orders (4 projects, personal orders), ` +
+      'caller = organization administrator, `project_id=All Projects`.',
+    '',
+    '| Scenario | req/s | p50 ms | p99 ms | server RSS MB |',
+    '|---|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    '| Goal | Result |',
+    '|---|---|',
+    goal(a.requestsPerSecond >= pgb.requestsPerSecond / 2, `(a) ≥ half of pgbench's rate (${f(a.requestsPerSecond)} vs ${f(pgb.requestsPerSecond / 2)})`),
+    goal(within(b.requestsPerSecond, a.requestsPerSecond, 20), `(b) within 20 % of (a) (${f((100 * b.requestsPerSecond) / a.requestsPerSecond)} %)`),
+    goal(within(d1.requestsPerSecond, d2.requestsPerSecond, 50), `(d) 1,000,000 orders within 50 % of 1,000 orders (${f((100 * d1.requestsPerSecond) / d2.requestsPerSecond)} %)`),
+    goal(a.p99 <= 100, `p99 of (a) ≤ 100 ms (${f(a.p99, 1)} ms)`),
+    goal(peak <= 300, `server RSS ≤ 300 MB (peak ${f(peak)} MB)`),
+    '',
+    `Errors or non-2xx answers during the runs: ${Object.values(results).reduce((n, m) => n + m.errors, 0)}. (c) returns previews, so it moves fewer bytes than (a).`,
+    '',
+  ].join('\n');
+}
+
+function writeSection(section: string): void {
+  const file = path.join(ROOT, 'docs/benchmarks.md');
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const start = current.indexOf('## Orders listing');
+  let next: string;
+  if (start < 0) {
+    next = `${current.trimEnd()}\n\n${section}`;
+  } else {
+    const after = current.indexOf('\n## ', start + 1);
+    next = `${current.slice(0, start)}${section}${after < 0 ? '' : current.slice(after + 1)}`;
+  }
+  writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
+}
+
+async function main(): Promise<void> {
+  log(`building dist/ (serve runs the compiled program)`);
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) log(`npm run build reported errors; continuing with the emitted dist/:\n${build.stdout.slice(-2000)}`);
+  await ensureDatabase(DATABASE_URL);
+  const handle = await openDatabase({ databaseUrl: DATABASE_URL, pgliteDir: null });
+  try {
+    await migrate(handle);
+    await ensureData(handle);
+  } finally {
+    await handle.close();
+  }
+  const results: Record<string, Measurement> = {};
+  results.pgb = pgbench(BIG.id);
+  const server = await startServer();
+  const stop = () => void stopServer(server);
+  process.once('SIGINT', stop);
+  try {
+    log(`server ${server.baseUrl}, pid ${server.child.pid}`);
+    const big = await tokenFor(server.baseUrl, 'big');
+    const small = await tokenFor(server.baseUrl, 'small');
+    const list = (q: string) => `${server.baseUrl}/v1/orders?project_id=All%20Projects&${q}`;
+    results.a = await measure('(a) limit=200, first page', list('limit=200'), big, server, 200);
+    const page2000 = await tokenOfPage(server.baseUrl, big, 2000);
+    results.b = await measure('(b) limit=200, page 2,000 (replayed token)', list(`limit=200&page_token=${page2000}`), big, server, 200);
+    results.c = await measure('(c) limit=200&preview=true', list('limit=200&preview=true'), big, server, 200);
+    results.d1 = await measure('(d) limit=1, 1,000,000 orders', list('limit=1'), big, server, 1);
+    results.d2 = await measure('(d) limit=1, 1,000 orders', list('limit=1'), small, server, 1);
+  } finally {
+    await stopServer(server);
+  }
+  const ordered = { a: results.a!, b: results.b!, c: results.c!, d1: results.d1!, d2: results.d2!, pgb: results.pgb! };
+  const section = report(ordered);
+  process.stdout.write(`\n${section}`);
+  writeSection(section);
+  log('wrote docs/benchmarks.md');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[bench] failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
