@@ -58,14 +58,14 @@ function failedItems(ctx: WebContext, o: OrderT): SafeHtml {
   const items = o.analysis_failed_items ?? [];
   if (!items.length) return html`<p>${ctx.t('web.none')}</p>`;
   const t = ctx.t;
-  return html`<table class="data"><thead><tr>
+  return html`<div class="table-scroll"><table class="data"><thead><tr>
       <th scope="col">${t('web.order.item_type')}</th><th scope="col">${t('web.order.item_name')}</th>
       <th scope="col">${t('web.order.item_path')}</th><th scope="col">${t('web.order.ai_likelihood')}</th>
       <th scope="col">${t('web.order.annotation_ids')}</th></tr></thead>
     <tbody>${items.map(
       (i) => html`<tr><td>${i.type}</td><td>${i.name}</td><td><code>${i.storage_path}</code></td><td>${i.ai_likelihood ?? 0}</td>
         <td>${[...(i.annotation_ids ?? []), ...(i.annotation_id ? [i.annotation_id] : [])].join(', ') || '—'}</td></tr>`,
-    )}</tbody></table>`;
+    )}</tbody></table></div>`;
 }
 
 function layers(ctx: WebContext, o: OrderT): SafeHtml {

@@ -56,7 +56,7 @@ function card(ctx: WebContext, o: OrderPreviewT): SafeHtml {
   const outcome = analysisOutcome(o.analysis_list);
   const outcomeLabel = { pass: ctx.t('web.orders.analysis_passed'), fail: ctx.t('web.orders.analysis_failed'), none: ctx.t('web.orders.no_analysis') }[outcome];
   const preview = o.asset_preview_url
-    ? html`<img src="${o.asset_preview_url}" alt="${ctx.t('web.orders.preview_alt', { title: o.order_title })}" loading="lazy">`
+    ? html`<img src="${o.asset_preview_url}" alt="${ctx.t('web.orders.preview_alt', { title: o.order_title })}">`
     : html`<div class="no-preview">${ctx.t('web.orders.no_preview')}</div>`;
   const tags = (o.tags ?? []).map((tag) => html`<li class="tag">${tag}</li>`);
   return html`<li class="card" data-order-id="${o.order_id}" data-state="${o.order_state}">

@@ -24,7 +24,7 @@ function project(ctx: WebContext, p: ProjectT): SafeHtml {
     <h3>${t('web.projects.members')}</h3>
     ${members}
     <h3>${t('web.projects.detection_config')}</h3>
-    <dl class="fields">${config}</dl>
+    <dl class="fields config">${config}</dl>
     <p><a href="${ordersHref(p.id)}">${t('web.projects.orders')}</a></p>
   </section>`;
 }
