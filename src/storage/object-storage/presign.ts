@@ -4,6 +4,11 @@
  *
  * HMAC form: `{publicBaseUrl}/objects/{key}?expires=<unix seconds>&signature=<base64url HMAC-SHA256>`, the MAC
  * taken over `"obj1\n" + key + "\n" + expires` with a deployment-wide key from `server_secrets`.
+ *
+ * `expires` is rounded down to a step of at most a minute (a tenth of the TTL for short TTLs), so a URL
+ * lives between TTL − step and TTL seconds. Within one step the URL of a key is the same in every
+ * response: browsers cache the image instead of fetching it again, and the signer reuses the URL it
+ * computed instead of taking one HMAC per preview and layer on every listing.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -18,13 +23,20 @@ export type PresignCheck = 'ok' | 'expired' | 'bad-signature';
 /** Path prefix under which `serve` answers presigned object URLs. */
 export const OBJECTS_PATH = '/objects/';
 
-/** Encodes a key for a URL path, keeping its slashes (keys are `[A-Za-z0-9._/-]`, so this is cheap). */
+/** Signed URLs kept per expiry step; past this many keys the cache starts over (bounded memory). */
+const MAX_CACHED_URLS = 20_000;
+const PLAIN_KEY = /^[A-Za-z0-9._/-]+$/;
+
+/** Encodes a key for a URL path, keeping its slashes (valid keys need no encoding at all). */
 function encodeKeyPath(key: string): string {
-  return key.split('/').map(encodeURIComponent).join('/');
+  return PLAIN_KEY.test(key) ? key : key.split('/').map(encodeURIComponent).join('/');
 }
 
 export class HmacUrlPresigner implements UrlPresigner {
   private readonly prefix: string;
+  private readonly step: number;
+  private cachedExpires = '';
+  private cache = new Map<string, string>();
 
   constructor(
     private readonly secret: Buffer,
@@ -32,6 +44,7 @@ export class HmacUrlPresigner implements UrlPresigner {
     private readonly ttlSeconds: number,
   ) {
     this.prefix = `${publicBaseUrl.replace(/\/+$/, '')}${OBJECTS_PATH}`;
+    this.step = Math.max(1, Math.min(60, Math.floor(ttlSeconds / 10)));
   }
 
   private mac(key: string, expires: string): Buffer {
@@ -39,8 +52,17 @@ export class HmacUrlPresigner implements UrlPresigner {
   }
 
   presign(key: string, nowSeconds = Math.floor(Date.now() / 1000)): string {
-    const expires = String(nowSeconds + this.ttlSeconds);
-    return `${this.prefix}${encodeKeyPath(key)}?expires=${expires}&signature=${this.mac(key, expires).toString('base64url')}`;
+    const expires = String(Math.floor((nowSeconds + this.ttlSeconds) / this.step) * this.step);
+    if (expires !== this.cachedExpires || this.cache.size >= MAX_CACHED_URLS) {
+      this.cachedExpires = expires;
+      this.cache = new Map();
+    }
+    let url = this.cache.get(key);
+    if (url === undefined) {
+      url = `${this.prefix}${encodeKeyPath(key)}?expires=${expires}&signature=${this.mac(key, expires).toString('base64url')}`;
+      this.cache.set(key, url);
+    }
+    return url;
   }
 
   /** Checks a request for `key` carrying `expires` and `signature` query values. */
