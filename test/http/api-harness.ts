@@ -38,12 +38,14 @@ export function apiTestConfig(dir: string) {
 }
 
 /** Obtains a token with client_secret_post from the application's own token endpoint. */
-export async function obtainToken(app: FastifyInstance, clientId: string, clientSecret: string): Promise<string> {
+export async function obtainToken(app: FastifyInstance, clientId: string, clientSecret: string, scope?: string): Promise<string> {
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+  if (scope) form.set('scope', scope);
   const res = await app.inject({
     method: 'POST',
     url: '/oauth2/token',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }).toString(),
+    payload: form.toString(),
   });
   if (res.statusCode !== 200) throw new Error(`token request failed: ${res.statusCode} ${res.body}`);
   return (res.json() as { access_token: string }).access_token;

@@ -3,6 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Type } from '@sinclair/typebox';
 import { openTestPglite } from '../helpers/database.js';
 import { startApi, type Api } from './api-harness.js';
 
@@ -13,6 +14,17 @@ describe('errors and language', () => {
       app.get('/v1/test-boom', async () => {
         throw new Error('connection string postgres://secret@db/internal failed at /srv/app/x.ts:12');
       });
+      // A body-validated route: bodies go through Ajv with allErrors, mapped to the same 422 shape.
+      app.post(
+        '/v1/test-body',
+        {
+          schema: {
+            querystring: Type.Object({ dry_run: Type.Optional(Type.Boolean()) }),
+            body: Type.Object({ name: Type.String({ minLength: 2 }), count: Type.Integer({ maximum: 5 }), tags: Type.Array(Type.String()) }),
+          },
+        },
+        async (request) => request.body,
+      );
     });
   });
   after(() => api.close());
@@ -52,6 +64,22 @@ describe('errors and language', () => {
     const ja = await api.app.inject({ url: '/v1/test-boom', headers: { lang: 'ja' } });
     assert.deepEqual(ja.json(), { detail: 'サーバー内部エラー' });
     assert.ok(ja.headers['x-request-id']);
+  });
+
+  it('a body is validated with every error listed after the parameters', async () => {
+    const res = await api.app.inject({ method: 'POST', url: '/v1/test-body?dry_run=perhaps', payload: { name: 'x', count: 9 } });
+    assert.equal(res.statusCode, 422);
+    assert.deepEqual(res.json(), {
+      detail: [
+        { type: 'bool_parsing', loc: ['query', 'dry_run'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'perhaps' },
+        { type: 'string_too_short', loc: ['body', 'name'], msg: 'String should have at least 2 characters', input: 'x', ctx: { min_length: 2 } },
+        { type: 'less_than_equal', loc: ['body', 'count'], msg: 'Input should be less than or equal to 5', input: 9, ctx: { le: 5 } },
+        { type: 'missing', loc: ['body', 'tags'], msg: 'Field required', input: null },
+      ],
+    });
+    const ok = await api.app.inject({ method: 'POST', url: '/v1/test-body', payload: { name: 'xy', count: '3', tags: [] } });
+    assert.equal(ok.statusCode, 200);
+    assert.deepEqual(ok.json(), { name: 'xy', count: 3, tags: [] });
   });
 
   it('a malformed URL is 400 in the same shape', async () => {

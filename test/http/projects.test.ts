@@ -8,7 +8,7 @@ import type { ProjectT } from '../../src/contract/schemas.js';
 import { BUILT_IN_DETECTION_THRESHOLDS } from '../../src/domain/projects/index.js';
 import { databaseTargets } from '../helpers/database.js';
 import { ACME, GLOBEX, USERS, type FixtureUserName } from '../helpers/fixtures.js';
-import { startApi, type Api } from './api-harness.js';
+import { obtainToken, startApi, type Api } from './api-harness.js';
 
 const LIST = 'get_projects_v1_projects_get';
 const ONE = 'get_project_v1_projects__project_id__get';
@@ -126,6 +126,16 @@ for (const target of databaseTargets()) {
         assert.deepEqual(res.json(), { detail: 'Not authenticated' });
         assert.equal(res.headers['www-authenticate'], 'Bearer');
         api.openapi.assertResponse(url === '/v1/projects' ? LIST : ONE, 401, res.json());
+      }
+    });
+
+    it('a token without the read scope is 403 insufficient_scope', async () => {
+      const writeOnly = await obtainToken(api.app, USERS.admin.clientId, USERS.admin.clientSecret, 'enterprise-api-access/write');
+      for (const [url, op] of [['/v1/projects', LIST], [`/v1/projects/${ACME.projects.zeta.id}`, ONE]] as const) {
+        const res = await api.app.inject({ url, headers: { authorization: `Bearer ${writeOnly}` } });
+        assert.equal(res.statusCode, 403);
+        assert.match(String(res.headers['www-authenticate']), /error="insufficient_scope", scope="enterprise-api-access\/read"/);
+        api.openapi.assertResponse(op, 403, res.json());
       }
     });
 

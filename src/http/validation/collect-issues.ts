@@ -29,6 +29,15 @@ export function collectParameterIssues(request: FastifyRequest): ValidationIssue
   return issues;
 }
 
+/** Ajv reports `required` before the properties; pydantic lists fields in declaration order. */
+function inDeclarationOrder(issues: ValidationIssue[], fields: string[]): ValidationIssue[] {
+  const rank = (issue: ValidationIssue) => {
+    const i = fields.indexOf(String(issue.loc[1]));
+    return i === -1 ? fields.length : i;
+  };
+  return issues.map((issue, index) => ({ issue, index })).sort((a, b) => rank(a.issue) - rank(b.issue) || a.index - b.index).map((x) => x.issue);
+}
+
 interface FastifyValidationErrorLike {
   validation?: readonly ErrorObject[];
   validationContext?: string;
@@ -49,7 +58,8 @@ export function validationIssuesOf(error: unknown, request: FastifyRequest): Val
   }
   if (context === 'body') {
     const bodyIssues = error instanceof RequestValidationError ? error.issues : ajvErrorsToIssues(e.validation ?? [], request.body);
-    return [...collectParameterIssues(request), ...bodyIssues];
+    const bodySchema = (request.routeOptions.schema as { body?: { properties?: object } } | undefined)?.body;
+    return [...collectParameterIssues(request), ...inDeclarationOrder(bodyIssues, Object.keys(bodySchema?.properties ?? {}))];
   }
   return null;
 }
