@@ -4,7 +4,9 @@ import { startApi, type Api } from '../../../test/http/api-harness.js';
 import { databaseTargets } from '../../../test/helpers/database.js';
 import { ACME, ACME_ORDER_COUNT, GLOBEX, TINY_PNG_BASE64, USERS, type FixtureUserName } from '../../../test/helpers/fixtures.js';
 import { expectedOrderIds, expectedStats, principalOf } from '../../../test/helpers/orders-oracle.js';
+import { toOrderRow } from '../../domain/orders/order-document.js';
 import { createHmacPresigner } from '../../domain/orders/index.js';
+import { upsertOrders } from '../../domain/orders/order.repository.js';
 
 const OP = 'get_orders_v1_orders_get';
 const NAMES: FixtureUserName[] = ['admin', 'editor', 'viewer', 'loner', 'other'];
@@ -72,6 +74,57 @@ for (const target of databaseTargets()) {
             assert.deepEqual(ids, expected, `${name} ${filter} limit ${limit}`);
           }
         }
+      }
+    });
+
+    it('returns every order that existed at the start exactly once while another task inserts orders', async () => {
+      const principal = await principalOf(api.database, 'editor');
+      const expected = await expectedOrderIds(api.database, principal, 'All Projects');
+      let walking = true;
+      let inserted = 0;
+      // Runs beside the walk, not between its pages: new orders in the editor's project and personal scope.
+      const inserter = (async () => {
+        while (walking) {
+          const n = inserted + 1;
+          const id = `arrival-${n}`;
+          await upsertOrders(api.database.db, [
+            toOrderRow(ACME.id, {
+              order_id: id, username: 'Editor', email: USERS.editor.email, order_state: 'In Progress', order_title: id, asset_id: id,
+              asset_name: `${id}.psd`, asset_last_modified_timestamp: '1767225600', ordered_by: null,
+              creation_time: new Date(Date.UTC(2026, 11, 1) + n * 1000).toISOString(),
+              project_id: n % 2 === 0 ? ACME.projects.zeta.id : null,
+            }),
+          ]);
+          inserted = n;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      const ids: string[] = [];
+      try {
+        let token: string | null = null;
+        let pages = 0;
+        do {
+          // However the two tasks are scheduled, at least one order arrives before each page is read.
+          while (inserted <= pages) await new Promise((resolve) => setTimeout(resolve, 1));
+          const body: Page = await page('editor', { project_id: 'All Projects', limit: 3, page_token: token });
+          ids.push(...body.orders!.map((o) => o.order_id as string));
+          token = body.next_page_token;
+          pages += 1;
+        } while (token);
+        assert.ok(pages > 3 && inserted >= pages, `${inserted} orders arrived during ${pages} pages`);
+        assert.equal(new Set(ids).size, ids.length, 'no duplicates');
+        assert.deepEqual(ids.slice(0, 3).filter((id) => id.startsWith('arrival-')).length > 0, true, 'the first page shows what arrived before it');
+        // New orders sort before the cursor, so after the first page only orders of the start remain.
+        assert.deepEqual(ids.filter((id) => !id.startsWith('arrival-')), expected);
+        assert.ok(ids.slice(3).every((id) => !id.startsWith('arrival-')));
+        walking = false;
+        await inserter;
+        const after = await page('editor', { project_id: 'All Projects', limit: 1000 });
+        assert.equal(after.order_stats.total_orders, expected.length + inserted, 'the counters saw every arrival');
+      } finally {
+        walking = false;
+        await inserter;
+        await api.database.db.deleteFrom('orders').where('order_id', 'like', 'arrival-%').execute();
       }
     });
 
