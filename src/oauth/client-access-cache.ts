@@ -26,6 +26,15 @@ export class ClientAccessCache {
     if (ttlMs > DEFAULT_CLIENT_ACCESS_TTL_MS) throw new RangeError('client access cache TTL must be at most 5 s');
   }
 
+  /**
+   * The cached resolution without waiting: the record when a fresh one is held, else `undefined`
+   * (then call `get`). Lets the hot path of bearer verification skip a promise.
+   */
+  peek(clientId: string): ClientAccessRecord | undefined {
+    const hit = this.entries.get(clientId);
+    return hit && hit.expiresAt > Date.now() ? hit.record : undefined;
+  }
+
   /** The client and its user, or undefined for an unknown client (unknown ids are not cached). */
   async get(clientId: string): Promise<ClientAccessRecord | undefined> {
     const now = Date.now();

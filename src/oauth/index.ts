@@ -16,11 +16,12 @@ import { ClientAccessCache, DEFAULT_CLIENT_ACCESS_TTL_MS } from './client-access
 import { discoveryRoutes } from './discovery.js';
 import { KeyStore } from './keys/key-store.js';
 import { LastUsedRecorder } from './last-used.js';
+import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore, type FailureStore, type LimiterOptions } from './rate-limit/index.js';
 import type { OAuthServices } from './services.js';
 import { tokenEndpoint } from './token/token-endpoint.js';
 
-export { requireScope, authenticateBearer } from './bearer/bearer-auth.js';
+export { requireScope, authenticateBearer, authenticateBearerFromCache } from './bearer/bearer-auth.js';
 export type { OAuthServices } from './services.js';
 export { TOKEN_PATH } from './token/token-endpoint.js';
 export { JWKS_PATH, METADATA_PATH } from './discovery.js';
@@ -69,6 +70,7 @@ const oauth: FastifyPluginAsync<OAuthPluginOptions> = async (app, options) => {
     clients,
     limiter: new AuthFailureLimiter(store, app.log, options.limiter),
     lastUsed: new LastUsedRecorder(database.db, app.log, options.lastUsedIntervalMs),
+    verifiedTokens: new VerifiedTokenCache(),
   };
   app.decorate('oauth', services);
   // Another feature (web sessions) may have declared the decorator already; one is enough.

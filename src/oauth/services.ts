@@ -3,6 +3,7 @@ import type { TokenSettings } from './access-token.js';
 import type { ClientAccessCache } from './client-access-cache.js';
 import type { KeyStore } from './keys/key-store.js';
 import type { LastUsedRecorder } from './last-used.js';
+import type { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import type { AuthFailureLimiter } from './rate-limit/auth-failure-limiter.js';
 
 export interface OAuthServices {
@@ -11,4 +12,6 @@ export interface OAuthServices {
   clients: ClientAccessCache;
   limiter: AuthFailureLimiter;
   lastUsed: LastUsedRecorder;
+  /** Tokens already verified, until they expire. */
+  verifiedTokens: VerifiedTokenCache;
 }

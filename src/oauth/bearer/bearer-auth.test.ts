@@ -144,8 +144,9 @@ for (const target of databaseTargets()) {
       assertInvalidToken(await call(`Bearer ${await forge({ jti: undefined })}`));
     });
 
-    it('refuses a tampered payload', async () => {
+    it('refuses a tampered payload, also once the genuine token is in the verified-token cache', async () => {
       const token = await obtainToken(app, client);
+      assert.equal((await call(`Bearer ${token}`)).statusCode, 200, 'the genuine token is now cached');
       const [h, p, s] = token.split('.') as [string, string, string];
       const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
       claims.scope = `${SCOPES.read} ${SCOPES.write}`;

@@ -13,9 +13,10 @@
  * The `detail` is in the caller's language; the header's `error_description` stays English because
  * header values must be ASCII.
  */
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { ClientAccessRecord } from '../../domain/users/user-access.repository.js';
 import type { Principal } from '../../domain/principal.js';
-import { TokenRejected, verifyAccessToken } from '../access-token.js';
+import { TokenRejected, verifyAccessToken, type VerifiedToken } from '../access-token.js';
 import { localizeFor } from '../localize.js';
 import { englishMessage, oauthMessages, type MessageParams, type OAuthMessageKey } from '../messages.js';
 import type { OAuthServices } from '../services.js';
@@ -36,24 +37,10 @@ function invalidToken(messageKey: OAuthMessageKey): Outcome {
   };
 }
 
-/** Verifies the request's bearer token and resolves the acting user; never throws for a bad token. */
-export async function authenticateBearer(services: OAuthServices, authorization: string | undefined): Promise<Outcome> {
-  if (!authorization || !/^Bearer(\s|$)/i.test(authorization)) {
-    return { ok: false, status: 401, challenge: 'Bearer', messageKey: oauthMessages.notAuthenticated };
-  }
-  const token = BEARER.exec(authorization)?.[1];
-  if (!token) return invalidToken(oauthMessages.tokenInvalid);
-  let verified;
-  try {
-    verified = await verifyAccessToken(services.keys, services.tokens, token);
-  } catch (err) {
-    if (err instanceof TokenRejected) return invalidToken(err.reason === 'expired' ? oauthMessages.tokenExpired : oauthMessages.tokenInvalid);
-    throw err;
-  }
-  const access = await services.clients.get(verified.clientId);
+function decide(verified: VerifiedToken, access: ClientAccessRecord | undefined): Outcome {
   if (!access || access.revoked || !access.userIsMember) return invalidToken(oauthMessages.tokenRevoked);
   // Scopes taken away from the client since the token was issued are gone for its tokens too.
-  const current = new Set(access.scopes);
+  const scopes = verified.scopes.filter((s) => access.scopes.includes(s));
   return {
     ok: true,
     principal: {
@@ -64,9 +51,55 @@ export async function authenticateBearer(services: OAuthServices, authorization:
       username: access.username,
       isAdmin: access.isAdmin,
       clientId: access.clientId,
-      scopes: verified.scopes.filter((s) => current.has(s)),
+      scopes,
     },
   };
+}
+
+/** The token of an Authorization header, or the outcome that refuses the header. */
+function tokenOf(authorization: string | undefined): string | Outcome {
+  if (!authorization || !/^Bearer(\s|$)/i.test(authorization)) {
+    return { ok: false, status: 401, challenge: 'Bearer', messageKey: oauthMessages.notAuthenticated };
+  }
+  return BEARER.exec(authorization)?.[1] ?? invalidToken(oauthMessages.tokenInvalid);
+}
+
+/** The hot path's cheaper split: `Bearer <token>` exactly (anything else goes the full way). */
+function plainTokenOf(authorization: string | undefined): string | undefined {
+  if (authorization === undefined || authorization.length < 8 || authorization.charCodeAt(6) !== 32) return undefined;
+  const scheme = authorization.slice(0, 6);
+  return scheme === 'Bearer' || scheme.toLowerCase() === 'bearer' ? authorization.slice(7) : undefined;
+}
+
+/**
+ * The outcome when it can be decided from what is cached (a token verified before whose client was
+ * resolved within the cache TTL); undefined when parsing, a verification or a query is needed.
+ */
+export function authenticateBearerFromCache(services: OAuthServices, authorization: string | undefined): Outcome | undefined {
+  // Only an exact token verified before can hit, so no syntax check is needed on this path.
+  const token = plainTokenOf(authorization);
+  if (token === undefined) return undefined;
+  const verified = services.verifiedTokens.get(token);
+  if (!verified) return undefined;
+  const access = services.clients.peek(verified.clientId);
+  return access ? decide(verified, access) : undefined;
+}
+
+/** Verifies the request's bearer token and resolves the acting user; never throws for a bad token. */
+export async function authenticateBearer(services: OAuthServices, authorization: string | undefined): Promise<Outcome> {
+  const token = tokenOf(authorization);
+  if (typeof token !== 'string') return token;
+  let verified = services.verifiedTokens.get(token);
+  if (!verified) {
+    try {
+      verified = await verifyAccessToken(services.keys, services.tokens, token);
+    } catch (err) {
+      if (err instanceof TokenRejected) return invalidToken(err.reason === 'expired' ? oauthMessages.tokenExpired : oauthMessages.tokenInvalid);
+      throw err;
+    }
+    services.verifiedTokens.set(token, verified);
+  }
+  return decide(verified, await services.clients.get(verified.clientId));
 }
 
 function refuse(
@@ -90,17 +123,24 @@ function refuse(
  *   return listOrders(request.principal, ...);
  * });
  */
-export function requireScope(...scopes: string[]): onRequestAsyncHookHandler {
+export function requireScope(...scopes: string[]): onRequestHookHandler {
   const required = scopes.join(' ');
-  return async function bearerAuth(request, reply) {
+  // Callback style, not async: with a token seen before and a cached client, the whole check runs
+  // synchronously, without a promise per request.
+  return function bearerAuth(request, reply, done) {
+    const finish = (outcome: Outcome): void => {
+      if (!outcome.ok) {
+        refuse(request, reply, outcome.status, outcome.challenge, outcome.messageKey);
+      } else if (!scopes.every((s) => outcome.principal.scopes.includes(s))) {
+        refuse(request, reply, 403, `Bearer error="insufficient_scope", scope="${required}"`, oauthMessages.insufficientScope, { scope: required });
+      } else {
+        request.principal = outcome.principal;
+        done();
+      }
+    };
     const services = request.server.oauth;
-    const outcome = await authenticateBearer(services, request.headers.authorization);
-    if (!outcome.ok) return refuse(request, reply, outcome.status, outcome.challenge, outcome.messageKey);
-    if (!scopes.every((s) => outcome.principal.scopes.includes(s))) {
-      return refuse(request, reply, 403, `Bearer error="insufficient_scope", scope="${required}"`, oauthMessages.insufficientScope, {
-        scope: required,
-      });
-    }
-    request.principal = outcome.principal;
+    const cached = authenticateBearerFromCache(services, request.headers.authorization);
+    if (cached) finish(cached);
+    else authenticateBearer(services, request.headers.authorization).then(finish, done);
   };
 }

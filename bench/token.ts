@@ -1,0 +1,208 @@
+/**
+ * Token service benchmark (`npm run bench:token`): not a test. Starts the application (buildApp, the real
+ * token endpoint) listening on 127.0.0.1 in a child process — embedded in-memory PGlite, or PostgreSQL when
+ * DATABASE_URL is given — creates an API client, and measures with autocannon (32 connections, 10 s each,
+ * BENCH_DURATION to change):
+ *   (1) tokens issued per second (POST /oauth2/token, client_secret_post, valid credentials);
+ *   (2) a minimal route without authentication, and (3) the same route behind requireScope (bearer
+ *       verification), to show what verification adds.
+ * Prints a markdown table and writes it to docs/benchmarks.md under "## Token service". Stops by itself.
+ *
+ * The server runs in a child process so the load generator does not share its event loop.
+ * `bench/token.ts --serve` is that child.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+declare module 'autocannon' {
+  interface Options {
+    method?: string;
+    body?: string;
+  }
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CONNECTIONS = 32;
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const HEADING = '## Token service';
+
+function log(message: string): void {
+  process.stderr.write(`[bench:token] ${message}\n`);
+}
+
+interface ServerInfo {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  database: string;
+}
+
+/** Child mode: the real application plus two minimal routes, one open and one protected. */
+async function serve(): Promise<void> {
+  const { loadConfig } = await import('../src/config.js');
+  const { openDatabase } = await import('../src/storage/database.js');
+  const { migrate } = await import('../src/storage/migrate.js');
+  const { buildApp } = await import('../src/http/app.js');
+  const { requireScope } = await import('../src/oauth/index.js');
+  const { createApiClient } = await import('../src/domain/api-clients/index.js');
+  const { SCOPES } = await import('../src/contract/schemas.js');
+  const { randomUUID } = await import('node:crypto');
+
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', CERTDESK_ENV: 'test' });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: null, poolSize: config.databasePoolSize });
+  await migrate(database);
+  const organizationId = randomUUID();
+  const userId = randomUUID();
+  const email = `bench-${userId}@bench.test`;
+  await database.db.insertInto('organizations').values({ id: organizationId, name: 'Token bench' }).execute();
+  await database.db.insertInto('users').values({ id: userId, organization_id: organizationId, email, email_key: email, username: 'bench' }).execute();
+  const { client, clientSecret } = await createApiClient(database.db, { organizationId, userId, name: 'token bench', scopes: [SCOPES.read] });
+
+  const app = await buildApp({ config, database });
+  const payload = { ok: true };
+  app.get('/bench/open', async () => payload);
+  app.get('/bench/protected', { onRequest: requireScope(SCOPES.read) }, async () => payload);
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+
+  const res = await fetch(`${url}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: clientSecret }),
+  });
+  const { access_token: accessToken } = (await res.json()) as { access_token: string };
+  const info: ServerInfo = { url, clientId: client.clientId, clientSecret, accessToken, database: database.kind === 'pglite' ? 'PGlite (in memory)' : 'PostgreSQL' };
+  process.stdout.write(`${JSON.stringify(info)}\n`);
+  const stop = async () => {
+    await app.close();
+    // Leave a shared PostgreSQL as it was: the bench client and its user go again.
+    await database.db.deleteFrom('api_clients').where('organization_id', '=', organizationId).execute();
+    await database.db.deleteFrom('users').where('organization_id', '=', organizationId).execute();
+    await database.db.deleteFrom('organizations').where('id', '=', organizationId).execute();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+}
+
+async function startServer(): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const first = await Promise.race([
+    once(lines, 'line') as Promise<[string]>,
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`server exited with ${String(code)}`);
+    }),
+  ]);
+  lines.close();
+  child.stdout!.resume();
+  return { child, info: JSON.parse(first[0]) as ServerInfo };
+}
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  errors: number;
+}
+
+async function run(name: string, options: Parameters<typeof autocannon>[0], expected2xx = true): Promise<Measurement> {
+  log(`${name}: ${CONNECTIONS} connections, ${DURATION} s`);
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
+  const errors = result.errors + result.timeouts + (expected2xx ? result.non2xx : 0);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.mean, errors };
+}
+
+function cpuDescription(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} CPUs (${cpus[0]?.model.trim() ?? 'unknown'})`;
+}
+
+function report(info: ServerInfo, tokens: Measurement, open: Measurement, guarded: Measurement): string {
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  const ms = (n: number) => n.toFixed(2);
+  const signed = (ratio: number) => `${ratio >= 0 ? '+' : '−'}${Math.abs(ratio * 100).toFixed(1)} %`;
+  const added = (guarded.mean - open.mean) / open.mean;
+  const rpsLoss = (open.rps - guarded.rps) / open.rps;
+  const errors = tokens.errors + open.errors + guarded.errors;
+  return [
+    HEADING,
+    '',
+    `Run ${new Date().toISOString()} by \`npm run bench:token\` (bench/token.ts): ${cpuDescription()}, ${Math.round(os.totalmem() / 2 ** 30)} GB, ` +
+      `Node ${process.version}, ${info.database}; server (a child process) and autocannon share the machine. ` +
+      `${CONNECTIONS} connections, ${DURATION} s per scenario after a warm-up. Tokens are ES256 JWTs signed per request; ` +
+      'the client lookup is served from the ≤ 5 s client cache, and `last_used_at` is written at most once a minute.',
+    '',
+    '| Scenario | req/s | mean ms | p50 ms | p99 ms |',
+    '|---|---:|---:|---:|---:|',
+    `| (1) POST /oauth2/token (client_secret_post) | ${fmt(tokens.rps)} | ${ms(tokens.mean)} | ${tokens.p50} | ${tokens.p99} |`,
+    `| (2) minimal route, no authentication | ${fmt(open.rps)} | ${ms(open.mean)} | ${open.p50} | ${open.p99} |`,
+    `| (3) same route behind requireScope (bearer verification) | ${fmt(guarded.rps)} | ${ms(guarded.mean)} | ${guarded.p50} | ${guarded.p99} |`,
+    '',
+    '| Goal | Result |',
+    '|---|---|',
+    `| ≥ 3,000 tokens/s (${fmt(tokens.rps)}) | ${tokens.rps >= 3000 ? 'met' : '**not met**'} |`,
+    `| verification adds ≤ 15 % (mean latency ${signed(added)}, throughput ${signed(-rpsLoss)}) | ${added <= 0.15 ? 'met' : '**not met**'} |`,
+    '',
+    `Errors or unexpected answers during the runs: ${errors}.`,
+    '',
+  ].join('\n');
+}
+
+function writeSection(section: string): void {
+  const file = path.join(ROOT, 'docs/benchmarks.md');
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const start = current.indexOf(HEADING);
+  let next: string;
+  if (start < 0) {
+    next = `${current.trimEnd()}\n\n${section}`;
+  } else {
+    const after = current.indexOf('\n## ', start + 1);
+    next = `${current.slice(0, start)}${section}${after < 0 ? '' : `\n${current.slice(after + 1)}`}`;
+  }
+  writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
+}
+
+async function main(): Promise<void> {
+  const { child, info } = await startServer();
+  try {
+    log(`server on ${info.url} (${info.database})`);
+    const tokenRequest = {
+      url: `${info.url}/oauth2/token`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: info.clientId, client_secret: info.clientSecret }).toString(),
+    };
+    const bearer = { authorization: `Bearer ${info.accessToken}` };
+    log('warm-up');
+    await autocannon({ ...tokenRequest, connections: CONNECTIONS, duration: 2 });
+    await autocannon({ url: `${info.url}/bench/protected`, headers: bearer, connections: CONNECTIONS, duration: 2 });
+    const tokens = await run('tokens', tokenRequest);
+    const open = await run('open route', { url: `${info.url}/bench/open` });
+    const guarded = await run('protected route', { url: `${info.url}/bench/protected`, headers: bearer });
+    const section = report(info, tokens, open, guarded);
+    process.stdout.write(`${section}\n`);
+    writeSection(section);
+    log('wrote docs/benchmarks.md');
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+}
+
+if (process.argv.includes('--serve')) {
+  await serve();
+} else {
+  await main();
+}
