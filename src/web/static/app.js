@@ -5,6 +5,7 @@
 function setUpCopyButtons() {
   document.querySelectorAll('button[data-copy-target]').forEach((button) => {
     const original = button.textContent;
+    const originalLabel = button.getAttribute('aria-label');
     button.addEventListener('click', async () => {
       const target = document.getElementById(button.getAttribute('data-copy-target'));
       if (!target) return;
@@ -23,10 +24,14 @@ function setUpCopyButtons() {
         copied = document.execCommand && document.execCommand('copy');
       }
       if (copied) {
-        button.textContent = button.getAttribute('data-copied-label') || original;
+        const copiedLabel = button.getAttribute('data-copied-label') || original;
+        button.textContent = copiedLabel;
+        // The accessible name changes too, so screen readers announce the result.
+        button.setAttribute('aria-label', copiedLabel);
         button.classList.add('copied');
         setTimeout(() => {
           button.textContent = original;
+          if (originalLabel) button.setAttribute('aria-label', originalLabel);
           button.classList.remove('copied');
         }, 2000);
       }

@@ -58,7 +58,7 @@ export function annotationOverlay(ctx: WebContext, imageUrl: string, imageAlt: s
   return html`<figure class="overlay" data-annotation-count="${annotations.length}">
     <div class="overlay-stage">
       <img src="${imageUrl}" alt="${imageAlt}" class="overlay-image">
-      <svg class="overlay-shapes" viewBox="0 0 1 1" preserveAspectRatio="none" aria-label="${ctx.t('web.order.annotations')}">${shapes}</svg>
+      <svg class="overlay-shapes" viewBox="0 0 1 1" preserveAspectRatio="none" role="group" aria-label="${ctx.t('web.order.annotations')}">${shapes}</svg>
       ${tips}
     </div>
     ${annotations.length ? html`<figcaption>${ctx.t('web.order.overlay_help')}</figcaption>` : ''}
