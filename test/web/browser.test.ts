@@ -57,8 +57,8 @@ describe('web application in Chromium', () => {
     await handle?.close();
   });
 
-  async function newPage(locale = 'en-US'): Promise<Page> {
-    const context = await browser.newContext({ baseURL: base, locale, viewport: { width: 1280, height: 900 } });
+  async function newPage(locale = 'en-US', viewport = { width: 1280, height: 900 }): Promise<Page> {
+    const context = await browser.newContext({ baseURL: base, locale, viewport });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     contexts.push(context);
     const page = await context.newPage();
@@ -329,6 +329,23 @@ describe('web application in Chromium', () => {
     assert.ok((await admin.locator('.card .badge').first().textContent())!.length > 0);
     await shoot(admin, 'orders-ja');
     await admin.getByRole('link', { name: 'English' }).click();
+  });
+
+  test('on a phone-sized screen no page scrolls sideways', async () => {
+    const phone = await newPage('en-US', { width: 390, height: 844 });
+    await signIn(phone, USERS.editor);
+    for (const [url, name] of [
+      ['/orders', 'mobile-orders'],
+      ['/orders/acme-0000', 'mobile-order'],
+      ['/organization', 'mobile-organization'],
+      ['/projects', 'mobile-projects'],
+    ] as const) {
+      const response = await phone.goto(url);
+      assert.equal(response?.status(), 200, url);
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${url} overflows by ${overflow}px`);
+      await shoot(phone, name);
+    }
   });
 
   test('no page logged a script error or a Content-Security-Policy violation', () => {

@@ -1,0 +1,55 @@
+/**
+ * The web application never logs a password, a session id, a CSRF token or a new credential's secret:
+ * the real app at log level trace runs sign-in (failed and successful), credential creation and
+ * sign-out in a child process (pino writes to fd 1 directly), whose whole output is then searched.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { test } from 'node:test';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const url = (p: string) => JSON.stringify(pathToFileURL(path.join(root, p)).href);
+
+const script = `
+import { openTestPglite } from ${url('test/helpers/database.ts')};
+import { loadStandardFixture, USERS } from ${url('test/helpers/fixtures.ts')};
+import { buildWebApp, csrfFieldOf, form, FORM_HEADERS, signIn } from ${url('test/web/web-test-helpers.ts')};
+const handle = await openTestPglite();
+const { storage } = await loadStandardFixture(handle);
+const app = await buildWebApp(handle, storage, { logLevel: 'trace' });
+const wrongPassword = 'Wrong-Password-' + Math.random().toString(36).slice(2);
+await signIn(app, USERS.admin.email, wrongPassword);
+const { jar } = await signIn(app, USERS.admin.email, USERS.admin.password);
+const page = await app.inject({ url: '/organization', headers: { cookie: jar.header() } });
+const csrf = csrfFieldOf(page.body);
+const created = await app.inject({ method: 'POST', url: '/organization/credentials', headers: { ...FORM_HEADERS, cookie: jar.header() },
+  payload: form({ _csrf: csrf, name: 'logged?', scopes: 'enterprise-api-access/read' }) });
+const secret = /id="client-secret"[^>]*>([^<]+)</.exec(created.body)[1];
+await app.inject({ method: 'POST', url: '/sign-out', headers: { ...FORM_HEADERS, cookie: jar.header() }, payload: form({ _csrf: csrf }) });
+await app.close();
+await handle.close();
+process.stderr.write(JSON.stringify({ secret, session: jar.get('certdesk_session'), csrf, wrongPassword, password: USERS.admin.password, status: created.statusCode }) + '\\n');
+`;
+
+test('passwords, session ids, CSRF tokens and new secrets never reach the log', () => {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, CERTDESK_ENV: 'test' },
+    timeout: 60_000,
+  });
+  assert.equal(child.status, 0, child.stderr);
+  const probe = JSON.parse(child.stderr.trim().split('\n').pop()!) as Record<string, string | number>;
+  assert.equal(probe.status, 200);
+  const log = child.stdout;
+  assert.match(log, /"url":"\/organization\/credentials"/, 'requests were logged at all');
+  assert.match(log, /web\.credential_created/);
+  for (const name of ['secret', 'session', 'csrf', 'wrongPassword', 'password'] as const) {
+    const value = String(probe[name]);
+    assert.ok(value.length >= 8, `${name} probe is meaningful`);
+    assert.ok(!log.includes(value), `${name} found in the log`);
+    assert.ok(!log.includes(encodeURIComponent(value)), `url-encoded ${name} found in the log`);
+  }
+});
