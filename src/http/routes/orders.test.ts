@@ -83,6 +83,7 @@ for (const target of databaseTargets()) {
       let walking = true;
       let inserted = 0;
       // Runs beside the walk, not between its pages: new orders in the editor's project and personal scope.
+      let failure: unknown = null;
       const inserter = (async () => {
         while (walking) {
           const n = inserted + 1;
@@ -98,14 +99,19 @@ for (const target of databaseTargets()) {
           inserted = n;
           await new Promise((resolve) => setImmediate(resolve));
         }
-      })();
+      })().catch((err: unknown) => {
+        failure = err;
+      });
       const ids: string[] = [];
       try {
         let token: string | null = null;
         let pages = 0;
         do {
           // However the two tasks are scheduled, at least one order arrives before each page is read.
-          while (inserted <= pages) await new Promise((resolve) => setTimeout(resolve, 1));
+          while (inserted <= pages) {
+            if (failure) throw failure;
+            await new Promise((resolve) => setTimeout(resolve, 1));
+          }
           const body: Page = await page('editor', { project_id: 'All Projects', limit: 3, page_token: token });
           ids.push(...body.orders!.map((o) => o.order_id as string));
           token = body.next_page_token;
