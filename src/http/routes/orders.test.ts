@@ -250,6 +250,16 @@ for (const target of databaseTargets()) {
       assert.equal((await page('admin', { project_id: 'All Projects' })).orders!.length, ACME_ORDER_COUNT, 'default limit 200');
     });
 
+    it('documents the operation with the interface\'s parameters and responses', () => {
+      const op = api.openapi.operation(OP) as { parameters: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>; responses: Record<string, unknown> };
+      const params = Object.fromEntries(op.parameters.map((p) => [`${p.in}:${p.name}`, { required: p.required, schema: p.schema }]));
+      assert.deepEqual(Object.keys(params).sort(), ['header:lang', 'query:limit', 'query:page_token', 'query:preview', 'query:project_id']);
+      assert.equal(params['query:project_id']!.required, true);
+      assert.deepEqual(params['query:limit']!.schema, { type: 'integer', minimum: 1, maximum: 1000, default: 200 });
+      assert.deepEqual(params['query:preview']!.schema, { type: 'boolean', default: false });
+      assert.deepEqual(Object.keys(op.responses).sort(), ['200', '401', '403', '404', '422']);
+    });
+
     it('checks authentication before parameters', async () => {
       const res = await api.get('/v1/orders', null);
       assert.equal(res.statusCode, 401);
