@@ -46,12 +46,19 @@ export function ndjsonGeneratorOptions(options: NdjsonOrdersOptions): OrderGener
 export async function writeNdjsonOrders(out: Writable, options: NdjsonOrdersOptions): Promise<void> {
   const generator = ndjsonGeneratorOptions(options);
   const BATCH = 256;
-  for (let start = 0; start < options.count; start += BATCH) {
-    let text = '';
-    const end = Math.min(options.count, start + BATCH);
-    for (let i = start; i < end; i++) text += `${JSON.stringify(generateOrder(generator, i))}\n`;
-    if (!out.write(text)) {
-      await Promise.race([once(out, 'drain'), once(out, 'close').then(() => Promise.reject(new Error('output closed')))]);
+  let closed = false;
+  const onClose = () => (closed = true);
+  out.on('close', onClose);
+  try {
+    for (let start = 0; start < options.count; start += BATCH) {
+      if (closed) throw new Error('the output was closed before all orders were written');
+      let text = '';
+      const end = Math.min(options.count, start + BATCH);
+      for (let i = start; i < end; i++) text += `${JSON.stringify(generateOrder(generator, i))}\n`;
+      // once() rejects on 'error', so a broken pipe ends the loop instead of waiting forever.
+      if (!out.write(text)) await once(out, 'drain');
     }
+  } finally {
+    out.off('close', onClose);
   }
 }

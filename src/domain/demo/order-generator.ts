@@ -104,12 +104,12 @@ export function generateOrder(options: OrderGeneratorOptions, index: number): Or
   const created = new Date(Math.floor((options.newest.getTime() - index * spacing - rng.int(spacing)) / 1000) * 1000);
   const subject = rng.pick(SUBJECTS);
   const extension = rng.pick(EXTENSIONS);
-  const analysisList = ANALYSES.slice(0, 2 + rng.int(4)).map((analysis_type) => ({
+  const analysisList = ANALYSES.slice(0, 2 + rng.int(2)).map((analysis_type) => ({
     analysis_type,
     analysis_passed: state === 'Failed' || state === 'Action Required' ? rng.chance(0.4) : rng.chance(0.9),
   }));
-  const flagged = state === 'Action Required' || state === 'Failed' || rng.chance(0.2);
-  const notes = flagged ? annotations(rng, orderId, 1 + rng.int(3)) : [];
+  const flagged = state === 'Action Required' || state === 'Failed' || rng.chance(0.1);
+  const notes = flagged ? annotations(rng, orderId, 1 + rng.int(2)) : [];
   const reviewed = state === 'Reviewed';
   const order: OrderInputT = {
     order_id: orderId,
