@@ -3,11 +3,11 @@
  * form-urlencoded before base64 per Appendix B) or `client_secret_post`, never both; constant-time
  * secret check; the brute-force guard; revoked clients and clients whose user left are refused.
  */
-import { oauthMessages } from '../messages.js';
 import type { ClientAccessRecord } from '../../domain/users/user-access.repository.js';
 import { hashClientSecret, verifyClientSecret } from '../../domain/api-clients/client-credentials.js';
 import { InvalidClient, InvalidRequest, TooManyFailedAttempts } from '../errors.js';
 import type { ClientAccessCache } from '../client-access-cache.js';
+import { oauthMessages } from '../messages.js';
 import type { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.js';
 import { decodeFormComponent, MalformedFormError, single, type FormParameters } from './form-body.js';
 

@@ -1,6 +1,6 @@
 /** Scope parameter rules (RFC 6749 3.3): space-delimited tokens, a subset of the client's scopes. */
-import { oauthMessages } from '../messages.js';
 import { InvalidScope } from '../errors.js';
+import { oauthMessages } from '../messages.js';
 
 // scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;

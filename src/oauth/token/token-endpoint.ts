@@ -6,11 +6,11 @@
  * An encapsulated plugin: its content-type parsers (the raw form string only) and its error handler
  * (RFC 6749 5.2 bodies) apply to this route alone.
  */
-import { oauthMessages } from '../messages.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { issueAccessToken } from '../access-token.js';
 import { InvalidRequest, sendOAuthError, UnsupportedGrantType } from '../errors.js';
 import { localizeFor } from '../localize.js';
+import { oauthMessages } from '../messages.js';
 import type { OAuthServices } from '../services.js';
 import { authenticateClient, presentedCredentials } from './client-authentication.js';
 import { firstRepeated, MalformedFormError, parseForm, single, type FormParameters } from './form-body.js';
