@@ -5,6 +5,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, settings } from '../config.js';
 import { registerKeys } from './commands/keys.js';
+import { registerImport } from './commands/import.js';
+import { registerDemoData } from './commands/demo-data.js';
+import { registerOrganization } from './commands/organization.js';
+import { registerUser } from './commands/user.js';
+import { registerProject } from './commands/project.js';
+import { registerClient } from './commands/client.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerSeed } from './commands/seed.js';
 import { registerServe } from './commands/serve.js';
@@ -24,6 +30,12 @@ export function buildProgram(): Command {
   registerSeed(program);
   registerKeys(program);
   registerStats(program);
+  registerImport(program);
+  registerDemoData(program);
+  registerOrganization(program);
+  registerUser(program);
+  registerProject(program);
+  registerClient(program);
   program.commands.forEach((c) => c.exitOverride());
   return program;
 }

@@ -1,0 +1,77 @@
+/**
+ * `certdesk demo-data`: writes the deterministic demo seed (`--seed-file`) or N generated orders as NDJSON
+ * (`--ndjson N --org ID`) for the import and its benchmark. Touches no database.
+ */
+import fs from 'node:fs';
+import { finished } from 'node:stream/promises';
+import type { Writable } from 'node:stream';
+import type { Command } from 'commander';
+import { buildDemoSeed, writeNdjsonOrders } from '../../domain/demo/index.js';
+import { UUID_PATTERN } from '../../domain/orders/order-input.schema.js';
+import { UsageError } from '../context.js';
+
+interface DemoDataOptions {
+  seedFile?: string;
+  ndjson?: string;
+  org?: string;
+  seed: string;
+  project?: string[];
+  prefix?: string;
+  out?: string;
+}
+
+const uuid = new RegExp(UUID_PATTERN);
+
+function positiveInteger(raw: string, flag: string, min: number): number {
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) throw new UsageError(`${flag} must be an integer of at least ${min}, got "${raw}"`);
+  return Number(raw);
+}
+
+async function writeTo(file: string | undefined, fn: (out: Writable) => Promise<void>): Promise<void> {
+  if (!file || file === '-') {
+    await fn(process.stdout);
+    return;
+  }
+  const out = fs.createWriteStream(file);
+  const opened = new Promise<void>((resolve, reject) => {
+    out.once('open', () => resolve());
+    out.once('error', (err: NodeJS.ErrnoException) => reject(new UsageError(`cannot write ${file}: ${err.code ?? err.message}`)));
+  });
+  await opened;
+  await fn(out);
+  out.end();
+  await finished(out);
+}
+
+export function registerDemoData(program: Command): void {
+  program
+    .command('demo-data')
+    .description('write deterministic demo data: the demo seed document, or generated orders as NDJSON (demo credentials are for local use only)')
+    .option('--seed-file <file>', 'write the demo seed document (JSON, for `certdesk seed`) to this file (- for stdout)')
+    .option('--ndjson <count>', 'write this many generated orders as NDJSON (for `certdesk import`)')
+    .option('--org <id>', 'with --ndjson: the organization the orders are for (its demo projects are used when it is a demo organization)')
+    .option('--project <id...>', 'with --ndjson: project ids to spread orders over (default: the demo organization\'s projects; some orders are always personal)')
+    .option('--seed <number>', 'with --ndjson: seed of the generator; the same seed gives the same bytes', '1')
+    .option('--prefix <text>', 'with --ndjson: order id prefix (default gen<seed>)')
+    .option('--out <file>', 'with --ndjson: output file (default: standard output)')
+    .addHelpText('after', '\nExamples:\n  certdesk demo-data --seed-file demo-seed.json\n  certdesk demo-data --ndjson 1000000 --org ac3e0000-0000-4000-8000-000000000001 --out orders.ndjson')
+    .action(async (opts: DemoDataOptions) => {
+      if (Boolean(opts.seedFile) === Boolean(opts.ndjson)) throw new UsageError('give exactly one of --seed-file FILE or --ndjson COUNT');
+      if (opts.seedFile) {
+        const text = `${JSON.stringify(buildDemoSeed(), null, 2)}\n`;
+        await writeTo(opts.seedFile, async (out) => {
+          out.write(text);
+        });
+        return;
+      }
+      const count = positiveInteger(opts.ndjson!, '--ndjson', 1);
+      if (!opts.org) throw new UsageError('--ndjson needs --org ORG_ID');
+      if (!uuid.test(opts.org)) throw new UsageError(`--org must be a UUID, got "${opts.org}"`);
+      for (const p of opts.project ?? []) if (!uuid.test(p)) throw new UsageError(`--project must be a UUID, got "${p}"`);
+      const seed = positiveInteger(opts.seed, '--seed', 0);
+      if (opts.prefix !== undefined && !/^[\x21-\x7E]{1,100}$/.test(opts.prefix)) throw new UsageError('--prefix must be printable ASCII without spaces');
+      await writeTo(opts.out, (out) =>
+        writeNdjsonOrders(out, { organizationId: opts.org!, count, seed, projectIds: opts.project?.map((p) => p.toLowerCase()), prefix: opts.prefix }),
+      );
+    });
+}
