@@ -71,6 +71,5 @@ export function signInRoutes(deps: WebDeps): FastifyPluginAsync {
       await endSession(deps.db, req, reply);
       return reply.redirect('/sign-in?signed_out=1', 303);
     });
-
   };
 }
