@@ -30,6 +30,8 @@ const CONNECTIONS = 32;
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const BIG = { id: 'be000000-0000-4000-8000-000000000001', name: 'Bench Big', orders: 1_000_000, slug: 'big' };
 const SMALL = { id: 'be000000-0000-4000-8000-000000000002', name: 'Bench Small', orders: 1_000, slug: 'small' };
+/** Taken before anything runs: how busy the machine already was. */
+const INITIAL_LOAD = os.loadavg();
 const secretOf = (slug: string) => `bench-${slug}-secret-0123456789abcdef`;
 
 function log(message: string): void {
@@ -313,7 +315,9 @@ function report(results: Record<string, Measurement>): string {
     goal(a.p99 <= 100, `p99 of (a) ≤ 100 ms (${f(a.p99, 1)} ms)`),
     goal(peak <= 300, `server RSS ≤ 300 MB (peak ${f(peak)} MB)`),
     '',
-    `Errors or non-2xx answers during the runs: ${Object.values(results).reduce((n, m) => n + m.errors, 0)}. (c) returns previews, so it moves fewer bytes than (a).`,
+    `Errors or non-2xx answers during the runs: ${Object.values(results).reduce((n, m) => n + m.errors, 0)}. (c) returns previews, so it moves fewer bytes than (a). ` +
+      `Load average when the benchmark started (1/5/15 min): ${INITIAL_LOAD.map((l) => l.toFixed(1)).join(' / ')}; ` +
+      'work of others on the same machine (and on the same PostgreSQL server) lowers every figure, pgbench included.',
     '',
   ].join('\n');
 }
