@@ -1,0 +1,165 @@
+/**
+ * Import benchmark (`npm run bench:import`): not a test.
+ *
+ * 1. Drops and recreates a PostgreSQL database (DATABASE_URL, default
+ *    postgres://postgres@127.0.0.1:5432/certdesk_bench_import) and loads the demo seed into it.
+ * 2. Generates BENCH_ORDERS (default 1,000,000) orders as NDJSON into a temporary file with
+ *    `certdesk demo-data --ndjson`.
+ * 3. Runs `certdesk import` on that file in a child process, sampling the child's peak RSS (VmHWM of
+ *    /proc/<pid>/status) until it exits, and checks the row count and order_counters afterwards.
+ * 4. Prints a markdown table and writes it to docs/benchmarks.md under "## Import" (only that section).
+ *
+ * The CLI runs from dist/ when it has been built (`npm run build`), else through tsx.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { DEMO_PRIMARY } from '../src/domain/demo/index.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/certdesk_bench_import';
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
+const BUILT = existsSync(path.join(ROOT, 'dist/cli/commands/import.js'));
+const CLI = BUILT ? [path.join(ROOT, 'bin/certdesk')] : ['--import', 'tsx', '-e', `import(${JSON.stringify(path.join(ROOT, 'src/cli/main.ts'))}).then((m) => m.main(['node', 'certdesk', ...process.argv.slice(1)]))`, '--'];
+
+interface ChildResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  peakRssKb: number;
+  seconds: number;
+}
+
+function readHwmKb(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null; // exited between samples
+  }
+}
+
+function certdesk(args: string[]): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, DATABASE_URL }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peak = 0;
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      process.stderr.write(c);
+    });
+    // VmHWM is the high-water mark itself, so sampling only has to catch the process before it exits.
+    const sampler = setInterval(() => (peak = Math.max(peak, readHwmKb(child.pid!) ?? 0)), 50);
+    child.on('error', reject);
+    child.on('exit', () => {
+      clearInterval(sampler);
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr, peakRssKb: peak, seconds: Number(process.hrtime.bigint() - started) / 1e9 }));
+  });
+}
+
+async function recreateDatabase(): Promise<void> {
+  const url = new URL(DATABASE_URL);
+  const name = url.pathname.slice(1);
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`benchmark database name must be a plain identifier, got "${name}"`);
+  const adminUrl = new URL(DATABASE_URL);
+  adminUrl.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function verify(): Promise<{ orders: number; counters: number }> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    const orders = Number((await client.query('SELECT count(*) AS n FROM orders WHERE order_id LIKE $1', ['bench-%'])).rows[0].n);
+    const counters = Number((await client.query('SELECT coalesce(sum(order_count), 0) - (SELECT count(*) FROM orders) AS drift FROM order_counters')).rows[0].drift);
+    return { orders, counters };
+  } finally {
+    await client.end();
+  }
+}
+
+function must(result: ChildResult, what: string): ChildResult {
+  if (result.code !== 0) throw new Error(`${what} failed (exit ${result.code}): ${result.stderr.trim().split('\n').at(-1)}`);
+  return result;
+}
+
+function writeSection(markdown: string): void {
+  const file = path.join(ROOT, 'docs/benchmarks.md');
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const section = `## Import\n\n${markdown.trim()}\n`;
+  const start = current.search(/^## Import\s*$/m);
+  let next: string;
+  if (start === -1) next = `${current.trimEnd()}\n\n${section}`;
+  else {
+    const rest = current.slice(start + 1);
+    const end = rest.search(/^## /m);
+    next = current.slice(0, start) + section + (end === -1 ? '' : `\n${rest.slice(end)}`);
+  }
+  writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
+}
+
+async function main(): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'certdesk-bench-import-'));
+  try {
+    process.stderr.write(`recreating ${DATABASE_URL.replace(/:[^:@/]+@/, ':***@')} and loading the demo seed\n`);
+    await recreateDatabase();
+    const seedFile = path.join(tmp, 'demo-seed.json');
+    must(await certdesk(['demo-data', '--seed-file', seedFile]), 'demo-data --seed-file');
+    must(await certdesk(['--object-storage-dir', path.join(tmp, 'objects'), 'seed', seedFile]), 'seed');
+    const ndjson = path.join(tmp, 'orders.ndjson');
+    process.stderr.write(`generating ${ORDERS.toLocaleString('en-US')} orders\n`);
+    const generated = must(await certdesk(['demo-data', '--ndjson', String(ORDERS), '--org', DEMO_PRIMARY.id, '--prefix', 'bench', '--out', ndjson]), 'demo-data --ndjson');
+    const bytes = statSync(ndjson).size;
+    process.stderr.write(`importing ${(bytes / 1e6).toFixed(0)} MB\n`);
+    const imported = must(await certdesk(['import', '--org', DEMO_PRIMARY.id, ndjson, '--json']), 'import');
+    const report = JSON.parse(imported.stdout) as { orders: number; seconds: number; ordersPerSecond: number };
+    const check = await verify();
+    if (check.orders !== ORDERS || check.counters !== 0) throw new Error(`verification failed: ${check.orders} orders, counter drift ${check.counters}`);
+    const pgVersion = await (async () => {
+      const c = new pg.Client({ connectionString: DATABASE_URL });
+      await c.connect();
+      try {
+        return String((await c.query('SHOW server_version')).rows[0].server_version);
+      } finally {
+        await c.end();
+      }
+    })();
+    const rate = (n: number) => Math.round(n).toLocaleString('en-US');
+    const table = [
+      `\`npm run bench:import\` (bench/import.ts): ${ORDERS.toLocaleString('en-US')} generated orders (${(bytes / 1e6).toFixed(0)} MB of NDJSON, ~${Math.round(bytes / ORDERS)} bytes an order) imported with \`certdesk import\` into a fresh PostgreSQL ${pgVersion} database: one transaction, one COPY, primary key, four keyset indexes, two foreign keys and the counter trigger in place.`,
+      '',
+      '| Measure | Value | Goal |',
+      '|---|---|---|',
+      `| Orders imported per second (inside the import, parse + validate + render + COPY + commit) | ${rate(report.ordersPerSecond)} | ≥ 50,000 |`,
+      `| Import wall time, whole process (start, migrate check, import, exit) | ${imported.seconds.toFixed(1)} s | |`,
+      `| Peak RSS of the \`certdesk import\` process (VmHWM) | ${Math.round(imported.peakRssKb / 1024)} MB | ≤ 300 MB |`,
+      `| NDJSON generation (\`certdesk demo-data --ndjson\`) | ${generated.seconds.toFixed(1)} s, peak RSS ${Math.round(generated.peakRssKb / 1024)} MB | |`,
+      `| Rows and order_counters checked after the import | ${rate(check.orders)} rows, counter drift ${check.counters} | exact |`,
+      '',
+      `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')}; the database server runs on the same machine. CLI from ${BUILT ? 'dist/' : 'src/ through tsx'}. Run on ${new Date().toISOString().slice(0, 10)}.`,
+    ].join('\n');
+    process.stdout.write(`${table}\n`);
+    writeSection(table);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench:import: ${(err as Error).message}\n`);
+  process.exit(1);
+});
