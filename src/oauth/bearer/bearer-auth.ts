@@ -37,13 +37,25 @@ function invalidToken(messageKey: OAuthMessageKey): Outcome {
   };
 }
 
+// The last outcome per verified token, reused while the client's cached resolution is the same object:
+// a client calling with one token gets one (frozen) principal per cache period, not one per request.
+const outcomes = new WeakMap<VerifiedToken, { access: ClientAccessRecord; outcome: Outcome }>();
+
 function decide(verified: VerifiedToken, access: ClientAccessRecord | undefined): Outcome {
   if (!access || access.revoked || !access.userIsMember) return invalidToken(oauthMessages.tokenRevoked);
+  const memo = outcomes.get(verified);
+  if (memo && memo.access === access) return memo.outcome;
+  const outcome = principalOutcome(verified, access);
+  outcomes.set(verified, { access, outcome });
+  return outcome;
+}
+
+function principalOutcome(verified: VerifiedToken, access: ClientAccessRecord): Outcome {
   // Scopes taken away from the client since the token was issued are gone for its tokens too.
   const scopes = verified.scopes.filter((s) => access.scopes.includes(s));
   return {
     ok: true,
-    principal: {
+    principal: Object.freeze({
       userId: access.userId,
       organizationId: access.organizationId,
       email: access.email,
@@ -51,8 +63,8 @@ function decide(verified: VerifiedToken, access: ClientAccessRecord | undefined)
       username: access.username,
       isAdmin: access.isAdmin,
       clientId: access.clientId,
-      scopes,
-    },
+      scopes: Object.freeze(scopes) as string[],
+    }),
   };
 }
 
