@@ -198,6 +198,12 @@ async function stopServer(server: Server): Promise<void> {
   clearTimeout(timer);
 }
 
+/** CPU time (user + system) a process has used, in ms; Linux counts it in ticks of 1/100 s. */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Resident and peak resident memory of a process, in MB. */
 function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -250,6 +256,8 @@ interface Measurement {
   rssMb: number;
   hwmMb: number;
   errors: number;
+  /** Server CPU time per request: unlike req/s, barely moved by other work on the machine. */
+  cpuMsPerRequest: number;
 }
 
 async function measure(name: string, url: string, token: string, server: Server, expectItems: number): Promise<Measurement> {
@@ -258,10 +266,12 @@ async function measure(name: string, url: string, token: string, server: Server,
   if (items !== expectItems) throw new Error(`${name}: expected ${expectItems} items, got ${items}`);
   const headers = { authorization: `Bearer ${token}` };
   await autocannon({ url, connections: CONNECTIONS, duration: 2, headers }); // warm-up, not reported
+  const cpuBefore = cpuMsOf(server.child.pid!);
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  const cpuMsPerRequest = (cpuMsOf(server.child.pid!) - cpuBefore) / Math.max(1, r.requests.total);
   const mem = memoryOf(server.child.pid!);
-  const m = { name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, rssMb: mem.rss, hwmMb: mem.hwm, errors: r.errors + r.non2xx + r.timeouts };
-  log(`${name}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, RSS ${m.rssMb.toFixed(0)} MB (peak ${m.hwmMb.toFixed(0)} MB), errors ${m.errors}`);
+  const m = { name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, rssMb: mem.rss, hwmMb: mem.hwm, errors: r.errors + r.non2xx + r.timeouts, cpuMsPerRequest };
+  log(`${name}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, RSS ${m.rssMb.toFixed(0)} MB (peak ${m.hwmMb.toFixed(0)} MB), errors ${m.errors}, server CPU ${m.cpuMsPerRequest.toFixed(2)} ms/request`);
   return m;
 }
 
@@ -281,7 +291,7 @@ function pgbench(organizationId: string): Measurement {
   rmSync(logDir, { recursive: true, force: true });
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  const m = { name: 'pgbench: bare keyset SELECT of (a)', requestsPerSecond: tps, p50: pct(50), p99: pct(99), rssMb: NaN, hwmMb: NaN, errors: 0 };
+  const m = { name: 'pgbench: bare keyset SELECT of (a)', requestsPerSecond: tps, p50: pct(50), p99: pct(99), rssMb: NaN, hwmMb: NaN, errors: 0, cpuMsPerRequest: NaN };
   log(`${m.name}: ${tps.toFixed(0)} tps, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms`);
   return m;
 }
@@ -289,7 +299,8 @@ function pgbench(organizationId: string): Measurement {
 function report(results: Record<string, Measurement>): string {
   const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
   const rows = Object.values(results).map(
-    (m) => `| ${m.name} | ${f(m.requestsPerSecond)} | ${f(m.p50, 1)} | ${f(m.p99, 1)} | ${Number.isFinite(m.rssMb) ? `${f(m.rssMb)} (peak ${f(m.hwmMb)})` : '—'} |`,
+    (m) =>
+      `| ${m.name} | ${f(m.requestsPerSecond)} | ${f(m.p50, 1)} | ${f(m.p99, 1)} | ${Number.isFinite(m.rssMb) ? `${f(m.rssMb)} (peak ${f(m.hwmMb)})` : '—'} | ${f(m.cpuMsPerRequest, 2)} |`,
   );
   const { a, b, c, d1, d2, pgb } = results as Record<'a' | 'b' | 'c' | 'd1' | 'd2' | 'pgb', Measurement>;
   const peak = Math.max(...Object.values(results).map((m) => (Number.isFinite(m.hwmMb) ? m.hwmMb : 0)));
@@ -303,8 +314,8 @@ function report(results: Record<string, Measurement>): string {
       `${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up. Organization of 1,000,000 orders (4 projects, personal orders), ` +
       'caller = organization administrator, `project_id=All Projects`.',
     '',
-    '| Scenario | req/s | p50 ms | p99 ms | server RSS MB |',
-    '|---|---:|---:|---:|---:|',
+    '| Scenario | req/s | p50 ms | p99 ms | server RSS MB | server CPU ms/req |',
+    '|---|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     '| Goal | Result |',

@@ -15,16 +15,17 @@ export interface OrderPageRow {
   /** creation_time in microseconds since the epoch, exact at the database's precision. */
   creation_micros: string;
   asset_preview_key: string | null;
+  /** Stored layers; always empty on preview pages. */
   layers: StoredLayer[];
   /** `doc` or `preview_doc`, verbatim JSON text. */
   body: string;
 }
 
 function columns(preview: boolean): RawBuilder<unknown> {
-  // micros as text: exact whatever the driver's int8 parser does.
+  // micros as text: exact whatever the driver's int8 parser does. Previews show no layers: none are read.
   return sql`o.order_id, o.project_id::text AS project_id,
     ((extract(epoch FROM o.creation_time) * 1000000)::bigint)::text AS creation_micros,
-    o.asset_preview_key, o.layers, ${sql.raw(preview ? 'o.preview_doc' : 'o.doc')} AS body`;
+    o.asset_preview_key, ${sql.raw(preview ? `'[]'::jsonb AS layers, o.preview_doc` : 'o.layers, o.doc')} AS body`;
 }
 
 /** `(creation_time, order_id)` strictly after the cursor in DESC order; true on the first page. */

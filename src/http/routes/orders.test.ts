@@ -77,7 +77,7 @@ for (const target of databaseTargets()) {
       }
     });
 
-    it('returns every order that existed at the start exactly once while another task inserts orders', async () => {
+    it('returns every order that existed at the start exactly once while another task inserts orders', { timeout: 60_000 }, async () => {
       const principal = await principalOf(api.database, 'editor');
       const expected = await expectedOrderIds(api.database, principal, 'All Projects');
       let walking = true;
