@@ -55,6 +55,7 @@ export function toListedOrder(ctx: OrdersContext, row: OrderPageRow, projects: M
   };
 }
 
+/** The visible projects by id, as the `project` field of their orders shows them. */
 export function projectMap(visible: VisibleProject[]): Map<string, OrderProjectT> {
   return new Map(visible.map((p) => [p.id, { id: p.id, name: p.name, userRole: p.userRole }]));
 }

@@ -9,6 +9,7 @@ import { createHmacPresigner } from '../../domain/orders/index.js';
 import { isValidObjectKey, openObjectStorage, type ObjectStorage } from '../../storage/object-storage/index.js';
 import type { HmacUrlPresigner } from '../../storage/object-storage/presign.js';
 
+/** Registers GET /objects/*, reading from `deps.storage` or the configured object storage. */
 export const objectRoutes: FastifyPluginAsync = async (app) => {
   const storage: ObjectStorage = app.deps.storage ?? openObjectStorage(app.deps.config);
   let presigner: Promise<HmacUrlPresigner> | null = null;

@@ -21,6 +21,7 @@ import { requireScope } from '../../oauth/index.js';
 import { apiResponses, readSecurity, ref } from '../openapi/route-docs.js';
 import { invalidParameter } from '../validation/index.js';
 
+/** Query parameters of GET /v1/orders (also their OpenAPI description). */
 export const OrdersQuery = Type.Object({
   project_id: Type.String({ description: 'Project filter: `All Projects`, `Personal Certificates`, or the id of a project.' }),
   preview: Type.Optional(Type.Boolean({ default: false, description: 'true: OrderPreview items in order_previews; false: full orders in orders.' })),
@@ -28,10 +29,12 @@ export const OrdersQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT, description: 'Maximum orders per page.' })),
 });
 
+/** Header parameters of GET /v1/orders. */
 export const OrdersHeaders = Type.Object({
   lang: Type.Optional(Type.String({ description: 'Language of human-readable messages (en, fr, de, es, ja).' })),
 });
 
+/** Registers GET /v1/orders; the orders context (page-token and presign keys) is loaded on first use. */
 export const orderRoutes: FastifyPluginAsync = async (app) => {
   let context: Promise<OrdersContext> | null = null;
   const ordersContext = () => {

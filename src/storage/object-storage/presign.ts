@@ -32,6 +32,7 @@ function encodeKeyPath(key: string): string {
   return PLAIN_KEY.test(key) ? key : key.split('/').map(encodeURIComponent).join('/');
 }
 
+/** The embedded presigner: HMAC-SHA256 over key and expiry, verified by `GET /objects/*`. */
 export class HmacUrlPresigner implements UrlPresigner {
   private readonly prefix: string;
   private readonly step: number;
