@@ -67,7 +67,7 @@ export function registerImport(program: Command): void {
       const reporter = progressReporter(size);
       let report;
       try {
-        report = await withDatabase(config, (handle) => importOrders(handle, { organizationId: opts.org, input, onProgress: (p) => reporter.update(p), progressEvery: 10_000 }));
+        report = await withDatabase(config, (handle) => importOrders(handle, { organizationId: opts.org, input, onProgress: (p) => reporter.update(p), progressEvery: 5_000 }));
       } finally {
         reporter.stop();
         if (input !== process.stdin) input.destroy();
