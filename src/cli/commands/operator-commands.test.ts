@@ -8,10 +8,18 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { before, describe, it } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { after, before, describe, it } from 'node:test';
 
 const MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/certdesk', import.meta.url));
 const ENTRY = `import(${JSON.stringify(MAIN)}).then((m) => m.main(['node', 'certdesk', ...process.argv.slice(1)]))`;
+/**
+ * `npm test` builds dist/ first, so there the real bin/certdesk runs (fast to start); run alone
+ * (`node --import tsx --test this-file`), the CLI runs from src/ through tsx, so no build is needed.
+ */
+const CLI = process.env.npm_lifecycle_event === 'test' ? [BIN] : ['--import', 'tsx', '-e', ENTRY, '--'];
 
 interface Run {
   code: number | null;
@@ -19,10 +27,26 @@ interface Run {
   stderr: string;
 }
 
+/**
+ * With TEST_DATABASE_URL the commands run against a throw-away PostgreSQL database (each command connects
+ * in milliseconds); without it, against embedded PGlite in the data directory (each start takes seconds).
+ */
+let databaseUrl = '';
+
+async function adminQuery(text: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+}
+
 function certdesk(dataDir: string, args: string[], stdin = ''): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', ENTRY, '--', '--data-dir', dataDir, ...args], {
-      env: { ...process.env, DATABASE_URL: '', CERTDESK_ENV: 'test', LOG_LEVEL: 'silent' },
+    const child = spawn(process.execPath, [...CLI, '--data-dir', dataDir, ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, CERTDESK_ENV: 'test', LOG_LEVEL: 'silent' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -43,13 +67,25 @@ function expectOneLineError(run: Run, message: RegExp): void {
   assert.match(run.stderr, message);
 }
 
-describe('certdesk operator commands (end to end)', () => {
+describe(`certdesk operator commands (end to end, ${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, () => {
   let dir: string;
   const ORG = '5eed0000-0000-4000-8000-000000000001';
   const PROJECT = '5eed0000-0000-4000-8000-0000000000a1';
 
-  before(() => {
+  let database: string | null = null;
+
+  before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-cli-'));
+    if (process.env.TEST_DATABASE_URL) {
+      database = `certdesk_cli_${process.pid}_${randomBytes(4).toString('hex')}`;
+      await adminQuery(`CREATE DATABASE ${database}`);
+      const url = new URL(process.env.TEST_DATABASE_URL);
+      url.pathname = `/${database}`;
+      databaseUrl = url.toString();
+    }
+  });
+  after(async () => {
+    if (database) await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   });
 
   it('refuses unknown commands and flags with exit code 1', async () => {
