@@ -107,6 +107,23 @@ for (const target of databaseTargets()) {
       );
       assert.equal(await orderCount(), before);
       assert.deepEqual(await recountOrderCounters(handle.db, true), []);
+      // The same in COPY segments of 700 rows: the duplicate sits in the fifth segment, its line still exact.
+      await expectImportError(
+        importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines), rowsPerCopy: 700 }),
+        new RegExp(`^line 2801: order_id: duplicate order id "${JSON.parse(lines[10]!).order_id}": it appears earlier in the file; nothing was imported$`),
+      );
+      assert.equal(await orderCount(), before, 'segments that completed before the failure are rolled back too');
+      assert.deepEqual(await recountOrderCounters(handle.db, true), []);
+    });
+
+    it('imports in several COPY segments with the same rows and exact counters', async () => {
+      const before = await orderCount();
+      const lines = await generatedLines(1000, 11);
+      const report = await importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines), rowsPerCopy: 300 });
+      assert.equal(report.orders, 1000);
+      assert.equal(await orderCount(), before + 1000);
+      assert.equal(await counterSum(), before + 1000);
+      assert.deepEqual(await recountOrderCounters(handle.db, true), [], 'order_counters equal a recount');
     });
 
     it("refuses another organization's project id and an unknown organization", async () => {

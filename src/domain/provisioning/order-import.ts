@@ -1,10 +1,12 @@
 /**
  * `certdesk import`: loads an NDJSON stream of orders into one organization, all or nothing.
  *
- * - PostgreSQL: one COPY into `orders` inside one transaction. Rows are encoded as COPY text and written
- *   in ~256 KB chunks, waiting for 'drain' (backpressure), so memory stays flat however large the file.
- *   The primary key refuses a duplicate order id (earlier in the file or already stored) on the row
- *   itself; the error's COPY line number leads back to the input line.
+ * - PostgreSQL: COPY into `orders` inside one transaction, in segments of ROWS_PER_COPY rows. Rows are
+ *   encoded as COPY text and written in ~256 KB chunks, waiting for 'drain' (backpressure), so memory stays
+ *   flat however large the file. Segments keep each statement's trigger transition table (every new row)
+ *   small enough to stay in memory: one COPY of a million rows spills it to disk and then aggregates it
+ *   all at the end. The primary key refuses a duplicate order id (earlier in the file or already stored)
+ *   on the row itself; the error's COPY line number plus the segment's offset leads back to the input line.
  * - PGlite: multi-row INSERTs of IMPORT_BATCH rows inside one transaction.
  * In both, the statement-level triggers keep order_counters exact, and any error rolls everything back.
  */
@@ -33,6 +35,8 @@ export interface ImportOptions {
   /** Called about every progressEvery orders and once at the end. */
   onProgress?: (progress: ImportProgress) => void;
   progressEvery?: number;
+  /** Rows per COPY statement on PostgreSQL (default ROWS_PER_COPY); small values let tests cross segments. */
+  rowsPerCopy?: number;
 }
 
 export interface ImportReport {
@@ -46,6 +50,9 @@ export interface ImportReport {
 /** Rows per INSERT on PGlite: large enough to amortize statement overhead, small enough for bind limits. */
 export const IMPORT_BATCH = 500;
 const COPY_CHUNK_CHARS = 256 * 1024;
+/** Rows per COPY statement: ~25k rows of ~1.3 KB keep the transition table within IMPORT_WORK_MEM. */
+export const ROWS_PER_COPY = 25_000;
+const IMPORT_WORK_MEM = '64MB';
 
 interface DuplicateKey {
   orderId: string;
@@ -135,7 +142,7 @@ export async function importOrders(handle: DatabaseHandle, options: ImportOption
     inputState.check();
   })();
 
-  if (handle.pgPool) await copyImport(handle, organizationId, rows, tick);
+  if (handle.pgPool) await copyImport(handle, organizationId, rows, tick, options.rowsPerCopy ?? ROWS_PER_COPY);
   else await batchImport(handle, organizationId, rows, tick);
 
   const seconds = elapsed();
@@ -143,8 +150,8 @@ export async function importOrders(handle: DatabaseHandle, options: ImportOption
   return { organizationId, orders, bytes: bytes(), seconds, ordersPerSecond: seconds > 0 ? Math.round(orders / seconds) : orders };
 }
 
-/** Server path: one transaction, one COPY, chunked writes with backpressure. */
-async function copyImport(handle: DatabaseHandle, organizationId: string, rows: AsyncGenerator<ImportedRow>, tick: () => void): Promise<void> {
+/** Server path: one transaction, COPY in segments of rowsPerCopy rows, chunked writes with backpressure. */
+async function copyImport(handle: DatabaseHandle, organizationId: string, rows: AsyncGenerator<ImportedRow>, tick: () => void, rowsPerCopy: number): Promise<void> {
   const client = await handle.pgPool!.connect();
   // Input line of each COPY row: rows and lines only differ by skipped blank lines, so only those are kept.
   const skipped: number[] = [];
@@ -156,19 +163,37 @@ async function copyImport(handle: DatabaseHandle, organizationId: string, rows: 
     return line;
   };
   let broken = false;
+  // Rows written by the COPY segments that already completed: a segment's line numbers start at 1.
+  let rowOffset = 0;
   try {
     await client.query('BEGIN');
-    const copy = client.query(copyFrom(COPY_ORDERS_SQL));
+    await client.query(`SET LOCAL work_mem = '${IMPORT_WORK_MEM}'`);
     let copyError: unknown = null;
-    copy.on('error', (err) => (copyError = err));
+    const startCopy = () => {
+      copyError = null;
+      const stream = client.query(copyFrom(COPY_ORDERS_SQL));
+      stream.on('error', (err) => (copyError = err));
+      return stream;
+    };
+    let copy = startCopy();
     try {
       let chunk = '';
+      let rowsInCopy = 0;
       for await (const { line, row } of rows) {
         while (expectedLine < line) skipped.push(expectedLine++);
         expectedLine = line + 1;
         chunk += copyRow(importValues(row));
+        rowsInCopy++;
         tick();
-        if (chunk.length >= COPY_CHUNK_CHARS) {
+        if (rowsInCopy >= rowsPerCopy) {
+          if (copyError) throw copyError;
+          copy.end(chunk);
+          chunk = '';
+          await finished(copy);
+          rowOffset += rowsInCopy;
+          rowsInCopy = 0;
+          copy = startCopy();
+        } else if (chunk.length >= COPY_CHUNK_CHARS) {
           if (copyError) throw copyError;
           const ok = copy.write(chunk);
           chunk = '';
@@ -190,7 +215,7 @@ async function copyImport(handle: DatabaseHandle, organizationId: string, rows: 
   } catch (err) {
     await client.query('ROLLBACK').catch(() => (broken = true));
     const duplicate = duplicateKeyOf(err);
-    if (duplicate) throw await explainDuplicate(handle.db, organizationId, duplicate, (n) => lineOfRow(n));
+    if (duplicate) throw await explainDuplicate(handle.db, organizationId, duplicate, (n) => lineOfRow(n === null ? null : n + rowOffset));
     throw err;
   } finally {
     // A connection whose COPY or rollback failed is not reused.
