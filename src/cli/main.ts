@@ -19,7 +19,8 @@ import { registerStats } from './commands/stats.js';
 export function buildProgram(): Command {
   const program = new Command('certdesk')
     .description('Certificate Orders and Projects Service: API, token service, web application and operator commands')
-    .showHelpAfterError('(run with --help for usage)')
+    // Usage errors are one line, like every other error: `certdesk: unknown option '--x' (see --help)`.
+    .configureOutput({ outputError: (text, write) => write(`certdesk: ${text.replace(/^error: /, '').trim()} (see --help)\n`) })
     .exitOverride();
   for (const s of settings) {
     if (!s.flag) continue;
