@@ -12,12 +12,13 @@
  * The CLI runs from dist/ when it has been built (`npm run build`), else through tsx.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { DEMO_PRIMARY } from '../src/domain/demo/index.js';
+import { writeBenchmarkSection } from './benchmarks-doc.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/certdesk_bench_import';
@@ -97,21 +98,6 @@ function must(result: ChildResult, what: string): ChildResult {
   return result;
 }
 
-function writeSection(markdown: string): void {
-  const file = path.join(ROOT, 'docs/benchmarks.md');
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const section = `## Import\n\n${markdown.trim()}\n`;
-  const start = current.search(/^## Import\s*$/m);
-  let next: string;
-  if (start === -1) next = `${current.trimEnd()}\n\n${section}`;
-  else {
-    const rest = current.slice(start + 1);
-    const end = rest.search(/^## /m);
-    next = current.slice(0, start) + section + (end === -1 ? '' : `\n${rest.slice(end)}`);
-  }
-  writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
-}
-
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'certdesk-bench-import-'));
   try {
@@ -153,7 +139,7 @@ async function main(): Promise<void> {
       `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')}; the database server runs on the same machine. CLI from ${BUILT ? 'dist/' : 'src/ through tsx'}. Run on ${new Date().toISOString().slice(0, 10)}.`,
     ].join('\n');
     process.stdout.write(`${table}\n`);
-    writeSection(table);
+    writeBenchmarkSection('## Import', `## Import\n\n${table.trim()}\n`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

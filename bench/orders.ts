@@ -11,7 +11,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ import type { SeedDocumentT } from '../src/domain/provisioning/seed.schema.js';
 import { openDatabase, type DatabaseHandle } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
+import { writeBenchmarkSection } from './benchmarks-doc.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/certdesk_bench';
@@ -367,20 +368,6 @@ function report(results: Record<string, Measurement>): string {
   ].join('\n');
 }
 
-function writeSection(section: string): void {
-  const file = path.join(ROOT, 'docs/benchmarks.md');
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const start = current.indexOf('## Orders listing');
-  let next: string;
-  if (start < 0) {
-    next = `${current.trimEnd()}\n\n${section}`;
-  } else {
-    const after = current.indexOf('\n## ', start + 1);
-    next = `${current.slice(0, start)}${section}${after < 0 ? '' : `\n${current.slice(after + 1)}`}`;
-  }
-  writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
-}
-
 async function main(): Promise<void> {
   log(`building dist/ (serve runs the compiled program)`);
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
@@ -423,7 +410,7 @@ async function main(): Promise<void> {
   const ordered = { a: results.a!, b: results.b!, c: results.c!, d1: results.d1!, d2: results.d2!, pgb: results.pgb! };
   const section = report(ordered);
   process.stdout.write(`\n${section}`);
-  writeSection(section);
+  writeBenchmarkSection('## Orders listing', section);
   log('wrote docs/benchmarks.md');
 }
 

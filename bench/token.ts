@@ -13,12 +13,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { writeBenchmarkSection } from './benchmarks-doc.js';
 
 declare module 'autocannon' {
   interface Options {
@@ -214,20 +214,6 @@ function report(runs: Run[]): string {
   ].join('\n');
 }
 
-function writeSection(section: string): void {
-  const file = path.join(ROOT, 'docs/benchmarks.md');
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const start = current.indexOf(HEADING);
-  let next: string;
-  if (start < 0) {
-    next = `${current.trimEnd()}\n\n${section}`;
-  } else {
-    const after = current.indexOf('\n## ', start + 1);
-    next = `${current.slice(0, start)}${section}${after < 0 ? '' : `\n${current.slice(after + 1)}`}`;
-  }
-  writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
-}
-
 async function measureServer(databaseUrl: string | undefined): Promise<Run> {
   const { child, info } = await startServer(databaseUrl);
   try {
@@ -264,7 +250,7 @@ async function main(): Promise<void> {
   if (process.env.DATABASE_URL) runs.push(await measureServer(process.env.DATABASE_URL));
   const section = report(runs);
   process.stdout.write(`${section}\n`);
-  writeSection(section);
+  writeBenchmarkSection(HEADING, section);
   log('wrote docs/benchmarks.md');
 }
 
