@@ -3,6 +3,7 @@
  * table or backup cannot be replayed as cookies.
  */
 import type { Executor } from '../../storage/database.js';
+import type { Principal } from '../principal.js';
 
 export interface SessionWrite {
   idHash: string;
@@ -11,17 +12,11 @@ export interface SessionWrite {
   expiresAt: Date;
 }
 
-/** A live session with the user it belongs to. */
-export interface SessionWithUser {
+/** A live session with the user it belongs to (the user's fields are those of a Principal). */
+export interface SessionWithUser extends Omit<Principal, 'clientId' | 'scopes'> {
   idHash: string;
   csrfToken: string;
   expiresAt: Date;
-  userId: string;
-  organizationId: string;
-  email: string;
-  emailKey: string;
-  username: string;
-  isAdmin: boolean;
 }
 
 export async function insertSession(db: Executor, session: SessionWrite): Promise<void> {
