@@ -35,6 +35,15 @@ describe('configuration', () => {
     assert.equal(c.tokenAudience, 'https://api.example.com/v1');
   });
 
+  it('takes the client address through a count of trusted proxies; TRUST_PROXY=true means one', () => {
+    assert.equal(loadConfig({}).trustedProxyHops, 0);
+    assert.equal(loadConfig({ TRUSTED_PROXY_HOPS: '2' }).trustedProxyHops, 2);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustedProxyHops, 1);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true', TRUSTED_PROXY_HOPS: '3' }).trustedProxyHops, 3);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }, { trustedProxyHops: '1' }).trustedProxyHops, 1);
+    assert.throws(() => loadConfig({ TRUSTED_PROXY_HOPS: 'all' }), /TRUSTED_PROXY_HOPS must be an integer from 0 to 10/);
+  });
+
   it('names the variable at fault in one line', () => {
     assert.throws(() => loadConfig({ PORT: '80a' }), (e: unknown) => e instanceof ConfigError && /^PORT must be an integer/.test(e.message));
     assert.throws(() => loadConfig({}, { port: '70000' }), /--port must be an integer from 0 to 65535/);

@@ -23,7 +23,25 @@ export interface Config {
   redisUrl: string | null;
   logLevel: string;
   databasePoolSize: number;
+  /** Deprecated spelling of `trustedProxyHops: 1`; kept so existing deployments keep working. */
   trustProxy: boolean;
+  /** Proxies in front of the service whose `X-Forwarded-*` is believed (0: none). */
+  trustedProxyHops: number;
+  shutdownGracePeriodSeconds: number;
+  metricsEnabled: boolean;
+  metricsToken: string | null;
+  /** `s3://bucket/prefix`, or null for the local directory. */
+  objectStorageUrl: string | null;
+  objectStorageForcePathStyle: boolean;
+  maxUploadBytes: number;
+  uploadTtlSeconds: number;
+  /** Background jobs run by `serve` at once (0: `serve` runs none; use `certdesk worker`). */
+  workerConcurrency: number;
+  /** The external AI detection service; null: `ai_detection` is not run. */
+  aiDetectionUrl: string | null;
+  aiDetectionKey: string | null;
+  aiDetectionTimeoutMs: number;
+  aiDetectionMaxBytes: number;
 }
 
 type Key = keyof Config;
@@ -108,12 +126,76 @@ export const settings: SettingDefinition[] = [
       return raw;
     } },
   { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', defaultDoc: 'unset (in-process)', doc: '`redis://…` to share rate limits between instances.', parse: nonEmpty },
-  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', defaultDoc: '`info`', doc: 'pino log level (`fatal` … `trace`, or `silent`).', parse: (raw, name) => {
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', defaultDoc: '`info`', doc: 'pino log level (`fatal` … `trace`, or `silent`). In development one readable line per request; otherwise JSON lines.', parse: (raw, name) => {
       if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(raw)) throw new ConfigError(`${name} is not a log level: "${raw}"`);
       return raw;
     } },
   { key: 'databasePoolSize', env: 'DATABASE_POOL_SIZE', flag: 'database-pool-size', defaultDoc: '`10`', doc: 'Connections per instance to a PostgreSQL server (ignored on PGlite, which has one).', parse: integer(1, 200) },
-  { key: 'trustProxy', env: 'TRUST_PROXY', flag: 'trust-proxy', defaultDoc: '`false`', doc: 'Trust `X-Forwarded-*` from a load balancer (client address for rate limits, TLS for Secure cookies).', parse: boolean },
+  {
+    key: 'trustedProxyHops',
+    env: 'TRUSTED_PROXY_HOPS',
+    flag: 'trusted-proxy-hops',
+    defaultDoc: '`0`',
+    doc: 'How many proxies (load balancers) stand in front of the service. The client address (rate limits) is the right-most `X-Forwarded-For` entry those proxies did not add, so a caller cannot choose it; `X-Forwarded-Proto` (Secure cookies) is believed only when this is at least 1. 0: the socket address, no `X-Forwarded-*` believed.',
+    parse: integer(0, 10),
+  },
+  {
+    key: 'trustProxy',
+    env: 'TRUST_PROXY',
+    flag: 'trust-proxy',
+    defaultDoc: '`false`',
+    doc: 'Deprecated: `true` means `TRUSTED_PROXY_HOPS=1` (one load balancer), no longer "believe every `X-Forwarded-For` entry". `TRUSTED_PROXY_HOPS` wins when both are set.',
+    parse: boolean,
+  },
+  {
+    key: 'shutdownGracePeriodSeconds',
+    env: 'SHUTDOWN_GRACE_PERIOD',
+    flag: 'shutdown-grace-period',
+    defaultDoc: '`20`',
+    doc: 'Seconds `serve` takes at most to stop on SIGTERM/SIGINT: `/readyz` turns 503, no new connections, in-flight requests finish, then exit. Keep it below the orchestrator\'s kill timeout.',
+    parse: integer(1, 3600),
+  },
+  {
+    key: 'metricsEnabled',
+    env: 'METRICS_ENABLED',
+    flag: 'metrics-enabled',
+    defaultDoc: '`true`, `false` in production',
+    doc: 'Serve Prometheus metrics at `/metrics`.',
+    parse: boolean,
+  },
+  {
+    key: 'metricsToken',
+    env: 'METRICS_TOKEN',
+    flag: null,
+    defaultDoc: 'unset',
+    doc: 'When set, `/metrics` requires `Authorization: Bearer <token>`. Never a flag, so it stays out of process listings.',
+    parse: (raw, name) => {
+      if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+      return raw;
+    },
+  },
+  {
+    key: 'objectStorageUrl',
+    env: 'OBJECT_STORAGE_URL',
+    flag: 'object-storage-url',
+    defaultDoc: 'unset (local directory)',
+    doc: '`s3://bucket/prefix` to keep objects in S3-compatible storage through the AWS SDK; endpoint, region and credentials come from the SDK\'s usual settings (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles).',
+    parse: (raw, name) => {
+      if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(raw)) throw new ConfigError(`${name} must look like s3://bucket/prefix, got "${raw}"`);
+      return raw;
+    },
+  },
+  { key: 'objectStorageForcePathStyle', env: 'OBJECT_STORAGE_FORCE_PATH_STYLE', flag: 'object-storage-force-path-style', defaultDoc: '`false`', doc: 'Path-style S3 URLs (`https://host/bucket/key`), which most self-hosted S3-compatible servers need.', parse: boolean },
+  { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: 'max-upload-bytes', defaultDoc: '`209715200` (200 MiB)', doc: 'Largest asset `POST /v1/uploads` accepts (`size` above it is 422).', parse: integer(1, 5 * 1024 ** 4) },
+  { key: 'uploadTtlSeconds', env: 'UPLOAD_TTL', flag: 'upload-ttl', defaultDoc: '`3600`', doc: 'Seconds an upload (its presigned PUT URL, and the upload id for creating an order) stays valid; unused uploads are deleted after it.', parse: integer(60, 7 * 86400) },
+  { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', defaultDoc: '`2`', doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
+  { key: 'aiDetectionUrl', env: 'AI_DETECTION_URL', flag: 'ai-detection-url', defaultDoc: 'unset (`ai_detection` not run)', doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. Unset: no `ai_detection` check, orders wait for a reviewer.', parse: (raw, name) => {
+      if (!/^https?:\/\//.test(raw)) throw new ConfigError(`${name} must be an http:// or https:// URL`);
+      return url(raw, name);
+    } },
+  { key: 'aiDetectionKey', env: 'AI_DETECTION_KEY', flag: null, defaultDoc: 'unset', doc: 'Bearer key of the detection service (required with `AI_DETECTION_URL`). Never a flag, never logged.', parse: nonEmpty },
+  { key: 'aiDetectionTimeoutMs', env: 'AI_DETECTION_TIMEOUT_MS', flag: 'ai-detection-timeout-ms', defaultDoc: '`10000`', doc: 'Deadline of one detection request; a request that runs out is retried with the analysis job.', parse: integer(100, 600_000) },
+  { key: 'aiDetectionMaxBytes', env: 'AI_DETECTION_MAX_BYTES', flag: 'ai-detection-max-bytes', defaultDoc: '`20971520` (20 MiB)', doc: 'Largest image sent to the detection service; larger assets (and PSD, TIFF) are sent as the JPEG preview.', parse: integer(1024, 1024 ** 3) },
 ];
 
 export type RawSettings = Partial<Record<string, string | undefined>>;
@@ -134,6 +216,9 @@ export function loadConfig(env: RawSettings = process.env, flags: Partial<Record
   const port = (values.port as number | undefined) ?? 8080;
   const dataDir = path.resolve((values.dataDir as string | undefined) ?? './data');
   const publicBaseUrl = (values.publicBaseUrl as string | undefined) ?? `http://localhost:${port}`;
+  if (values.aiDetectionUrl !== undefined && values.aiDetectionKey === undefined) {
+    throw new ConfigError('AI_DETECTION_URL is set but AI_DETECTION_KEY is not: the detection service needs its bearer key');
+  }
   return {
     env: env_,
     host: (values.host as string | undefined) ?? '127.0.0.1',
@@ -151,6 +236,20 @@ export function loadConfig(env: RawSettings = process.env, flags: Partial<Record
     logLevel: (values.logLevel as string | undefined) ?? 'info',
     databasePoolSize: (values.databasePoolSize as number | undefined) ?? 10,
     trustProxy: (values.trustProxy as boolean | undefined) ?? false,
+    trustedProxyHops: (values.trustedProxyHops as number | undefined) ?? ((values.trustProxy as boolean | undefined) ? 1 : 0),
+    shutdownGracePeriodSeconds: (values.shutdownGracePeriodSeconds as number | undefined) ?? 20,
+    // Metrics say how busy the service is and which routes fail: opt-in in production.
+    metricsEnabled: (values.metricsEnabled as boolean | undefined) ?? env_ !== 'production',
+    metricsToken: (values.metricsToken as string | undefined) ?? null,
+    objectStorageUrl: (values.objectStorageUrl as string | undefined) ?? null,
+    objectStorageForcePathStyle: (values.objectStorageForcePathStyle as boolean | undefined) ?? false,
+    maxUploadBytes: (values.maxUploadBytes as number | undefined) ?? 200 * 1024 * 1024,
+    uploadTtlSeconds: (values.uploadTtlSeconds as number | undefined) ?? 3600,
+    workerConcurrency: (values.workerConcurrency as number | undefined) ?? 2,
+    aiDetectionUrl: (values.aiDetectionUrl as string | undefined) ?? null,
+    aiDetectionKey: (values.aiDetectionKey as string | undefined) ?? null,
+    aiDetectionTimeoutMs: (values.aiDetectionTimeoutMs as number | undefined) ?? 10_000,
+    aiDetectionMaxBytes: (values.aiDetectionMaxBytes as number | undefined) ?? 20 * 1024 * 1024,
   };
 }
 

@@ -14,7 +14,9 @@ import { registerClient } from './commands/client.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerSeed } from './commands/seed.js';
 import { registerServe } from './commands/serve.js';
+import { registerWorker } from './commands/worker.js';
 import { registerStats } from './commands/stats.js';
+import { reportUnknownOptionsFirst } from './unknown-options-first.js';
 
 export function buildProgram(): Command {
   const program = new Command('certdesk')
@@ -27,6 +29,7 @@ export function buildProgram(): Command {
     program.addOption(new Option(`--${s.flag} <value>`, `${stripMarkdown(s.doc)} [env ${s.env}; default ${stripMarkdown(s.defaultDoc)}]`));
   }
   registerServe(program);
+  registerWorker(program);
   registerMigrate(program);
   registerSeed(program);
   registerKeys(program);
@@ -38,6 +41,7 @@ export function buildProgram(): Command {
   registerProject(program);
   registerClient(program);
   program.commands.forEach((c) => c.exitOverride());
+  reportUnknownOptionsFirst(program);
   return program;
 }
 

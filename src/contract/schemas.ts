@@ -131,10 +131,21 @@ export const LayerInfo = Type.Object(
   { $id: 'LayerInfo', title: 'LayerInfo', additionalProperties: false },
 );
 
+/** A project role as a plain string enum. */
+const projectRole = (description: string) =>
+  Type.Unsafe<ProjectRoleValue>({ type: 'string', enum: [...PROJECT_ROLES], description });
+
+/** An RFC 3339 timestamp (UTC). */
+const timestamp = (description: string) => Type.String({ format: 'date-time', description });
+
 /** The project of an order, with the caller's role in it. */
 export const OrderProject = Type.Object(
-  { id: Type.String(), name: Type.String(), userRole: Type.String() },
-  { $id: 'OrderProject', title: 'Project', additionalProperties: false },
+  {
+    id: Type.String(),
+    name: Type.String(),
+    userRole: projectRole("The caller's role in the project: the membership's role, else `admin` for an organization administrator."),
+  },
+  { $id: 'OrderProject', title: 'OrderProject', additionalProperties: false },
 );
 
 export const Order = Type.Object(
@@ -148,7 +159,7 @@ export const Order = Type.Object(
     asset_name: Type.String(),
     asset_last_modified_timestamp: Type.String({ description: 'Unix timestamp (seconds) as a string, as provided at order creation.' }),
     ordered_by: Nullable(Type.String()),
-    creation_time: Type.String({ description: 'RFC 3339 UTC timestamp of order creation.' }),
+    creation_time: timestamp('RFC 3339 UTC timestamp of order creation.'),
     asset_preview_url: Nullable(Type.String({ description: 'Presigned, time-limited URL of a preview image.' })),
     analysis_list: Type.Array(OrderAnalysisLine, { default: [] }),
     analysis_failed_items: Type.Array(FailedAnalysisItem, { default: [] }),
@@ -158,14 +169,14 @@ export const Order = Type.Object(
     annotations: Type.Array(Annotation, { default: [] }),
     project: Nullable(OrderProject),
     reviewed_by: Nullable(Type.String()),
-    review_timestamp: Nullable(Type.String()),
+    review_timestamp: Nullable(timestamp('RFC 3339 UTC timestamp of the review; null until reviewed.')),
     layers_info: Type.Array(LayerInfo, { default: [] }),
   },
   {
     $id: 'Order',
     title: 'Order',
     additionalProperties: false,
-    // The interface marks these optional; certdesk always sends every field (DECISIONS.md 3).
+    // The interface marks these optional; certdesk always sends every field (docs/decisions.md), so all are required.
   },
 );
 
@@ -173,7 +184,7 @@ export const OrderPreview = Type.Object(
   {
     order_id: Type.String(),
     order_title: Type.String(),
-    creation_time: Type.String(),
+    creation_time: timestamp('RFC 3339 UTC timestamp of order creation.'),
     order_state: HumanOrderState,
     asset_preview_url: Nullable(Type.String()),
     project_name: Nullable(Type.String()),
@@ -220,7 +231,7 @@ export const DetectionConfig = Type.Object(
 );
 
 export const ProjectMember = Type.Object(
-  { email: Type.String(), role: Type.String() },
+  { email: Type.String(), role: projectRole('Role of the member in the project.') },
   { $id: 'ProjectMember', title: 'ProjectMember', additionalProperties: false },
 );
 
@@ -228,7 +239,7 @@ export const Project = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),
-    date_created: Type.String({ description: 'RFC 3339 UTC timestamp.' }),
+    date_created: timestamp('RFC 3339 UTC timestamp of the project\'s creation.'),
     members: Type.Array(ProjectMember),
     detection_config: DetectionConfig,
   },

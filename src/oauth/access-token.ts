@@ -1,6 +1,7 @@
 /**
  * Access tokens: JWTs per RFC 9068, signed ES256 by the service's newest active key, and their
- * verification, which pins the algorithm and checks `typ`, `iss`, `aud`, `exp`/`nbf` and the key id.
+ * verification, which pins the algorithm and checks `typ`, `iss`, `aud`, `exp`/`nbf`, an `iat` not in the future
+ * and the key id.
  */
 import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
@@ -77,6 +78,9 @@ export async function verifyAccessToken(keys: KeyStore, settings: Omit<TokenSett
   } catch (err) {
     throw new TokenRejected(err instanceof errors.JWTExpired ? 'expired' : 'invalid');
   }
+  // jose checks `iat` only against a maximum age; a token issued in the future (beyond the clock
+  // tolerance) was not issued by a sane clock of ours: refused like any other invalid token.
+  if (typeof payload.iat !== 'number' || payload.iat > Math.floor(Date.now() / 1000) + CLOCK_TOLERANCE_SECONDS) throw new TokenRejected('invalid');
   const clientId = payload.client_id;
   if (typeof clientId !== 'string' || clientId !== payload.sub) throw new TokenRejected('invalid');
   const scope = payload.scope ?? '';

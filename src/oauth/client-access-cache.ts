@@ -3,6 +3,7 @@
  * verification read through it, so a revoked client, a user who left or a changed role takes effect
  * within the TTL (at most 5 s in production, DECISIONS.md 4) without a query per request.
  */
+import { systemClock, type Clock } from '../clock.js';
 import type { Executor } from '../storage/database.js';
 import { findClientAccess, type ClientAccessRecord } from '../domain/users/user-access.repository.js';
 
@@ -22,6 +23,7 @@ export class ClientAccessCache {
   constructor(
     private readonly db: Executor,
     private readonly ttlMs: number = DEFAULT_CLIENT_ACCESS_TTL_MS,
+    private readonly now: Clock = systemClock,
   ) {
     if (ttlMs > DEFAULT_CLIENT_ACCESS_TTL_MS) throw new RangeError('client access cache TTL must be at most 5 s');
   }
@@ -32,12 +34,12 @@ export class ClientAccessCache {
    */
   peek(clientId: string): ClientAccessRecord | undefined {
     const hit = this.entries.get(clientId);
-    return hit && hit.expiresAt > Date.now() ? hit.record : undefined;
+    return hit && hit.expiresAt > this.now() ? hit.record : undefined;
   }
 
   /** The client and its user, or undefined for an unknown client (unknown ids are not cached). */
   async get(clientId: string): Promise<ClientAccessRecord | undefined> {
-    const now = Date.now();
+    const now = this.now();
     const hit = this.entries.get(clientId);
     if (hit && hit.expiresAt > now) return hit.record;
     const pending = this.inflight.get(clientId);
@@ -45,7 +47,7 @@ export class ClientAccessCache {
     const lookup = findClientAccess(this.db, clientId)
       .then((record) => {
         // Unknown ids are not kept: guessed ids must not fill memory, and a new client works at once.
-        if (record && this.ttlMs > 0) this.remember(clientId, { record, expiresAt: Date.now() + this.ttlMs });
+        if (record && this.ttlMs > 0) this.remember(clientId, { record, expiresAt: this.now() + this.ttlMs });
         return record;
       })
       .finally(() => this.inflight.delete(clientId));
@@ -60,7 +62,7 @@ export class ClientAccessCache {
 
   private remember(clientId: string, entry: Entry): void {
     if (this.entries.size >= MAX_ENTRIES) {
-      const now = Date.now();
+      const now = this.now();
       for (const [id, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(id);
       // Still full of live entries: drop the oldest insertion (Map keeps insertion order).
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);

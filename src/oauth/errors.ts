@@ -4,10 +4,13 @@
  * becomes a bare `server_error` so nothing internal leaks.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RepeatedHeaderError } from '../http/repeated-headers.js';
+import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../storage/database-availability.js';
 import { localizeFor } from './localize.js';
 import { oauthMessages, type MessageParams, type OAuthMessageKey } from './messages.js';
+import type { OAuthErrorCode } from './token/token-schema.js';
 
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'server_error';
+export type { OAuthErrorCode };
 
 /** Base of every token endpoint error: an RFC 6749 code, a status and a translatable description. */
 export abstract class OAuthError extends Error {
@@ -75,6 +78,21 @@ export class TooManyFailedAttempts extends OAuthError {
   }
 }
 
+/**
+ * 503: the database cannot be reached. `temporarily_unavailable` is RFC 6749's code for exactly this
+ * (4.1.2.1); `Retry-After` says when to try again.
+ */
+export class TemporarilyUnavailable extends OAuthError {
+  override name = 'TemporarilyUnavailable';
+  readonly code = 'temporarily_unavailable';
+  readonly status = 503;
+
+  constructor() {
+    super(oauthMessages.temporarilyUnavailable);
+    this.headers['Retry-After'] = String(OUTAGE_RETRY_AFTER_SECONDS);
+  }
+}
+
 /** Fastify's own 4xx errors (unsupported media type, body too large, bad encoding) carry a statusCode. */
 function isClientError(err: unknown): boolean {
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
@@ -86,16 +104,25 @@ function isClientError(err: unknown): boolean {
  * anything unexpected is logged and answered as `server_error` without detail.
  */
 export function sendOAuthError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Also when a shared hook refused before the endpoint's own no-store hook ran.
+  reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache');
   let error: OAuthError;
   if (err instanceof OAuthError) {
     error = err;
+  } else if (err instanceof RepeatedHeaderError) {
+    error = new InvalidRequest(oauthMessages.repeatedHeader, { name: err.header });
+  } else if (isDatabaseUnavailable(err)) {
+    // Logged once per outage by the availability monitor, not once per request.
+    error = new TemporarilyUnavailable();
   } else if (isClientError(err)) {
     error = new InvalidRequest(oauthMessages.malformedBody);
   } else {
     request.log.error({ err }, 'token endpoint failed');
+    request.server.metrics?.recordTokenRefused('server_error');
     const description = localizeFor(request, reply, oauthMessages.serverError);
     return reply.code(500).type('application/json; charset=utf-8').send({ error: 'server_error', error_description: description });
   }
+  request.server.metrics?.recordTokenRefused(error.code);
   const description = localizeFor(request, reply, error.messageKey, error.params);
   reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8');
   return reply.send({ error: error.code, error_description: description });

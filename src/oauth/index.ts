@@ -11,13 +11,14 @@
  * app.get('/v1/things', { onRequest: requireScope(SCOPES.read) }, async (request) => request.principal);
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { Clock } from '../clock.js';
 import type { Principal } from '../domain/principal.js';
 import { ClientAccessCache, DEFAULT_CLIENT_ACCESS_TTL_MS } from './client-access-cache.js';
 import { discoveryRoutes } from './discovery.js';
 import { KeyStore } from './keys/key-store.js';
 import { LastUsedRecorder } from './last-used.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
-import { AuthFailureLimiter, MemoryFailureStore, RedisFailureStore, type FailureStore, type LimiterOptions } from './rate-limit/index.js';
+import type { FailureLimiter } from '../rate-limit/index.js';
 import type { OAuthServices } from './services.js';
 import { tokenEndpoint } from './token/token-endpoint.js';
 
@@ -42,18 +43,18 @@ export interface OAuthPluginOptions {
   clientAccessTtlMs?: number;
   /** How often signing keys are re-read from the database. Default 60 s. */
   keyRefreshIntervalMs?: number;
-  /** Brute-force guard limits (default 10 failures per 5 minutes). */
-  limiter?: LimiterOptions;
-  /** Failure counter store; default Redis when `redisUrl` is configured, else in-process. */
-  failureStore?: FailureStore;
+  /** The token endpoint's brute-force guard; default `app.limiters.tokenEndpoint` (built by buildApp). */
+  limiter?: FailureLimiter;
   /** Minimum time between two `last_used_at` writes for one client. Default 60 s. */
   lastUsedIntervalMs?: number;
+  /** Time for the client cache, in-process failure windows and last_used_at throttling (tests move it). */
+  clock?: Clock;
 }
 
 const oauth: FastifyPluginAsync<OAuthPluginOptions> = async (app, options) => {
   const { config, database } = app.deps;
   // Built first: it validates its TTL before anything starts a timer.
-  const clients = new ClientAccessCache(database.db, options.clientAccessTtlMs ?? DEFAULT_CLIENT_ACCESS_TTL_MS);
+  const clients = new ClientAccessCache(database.db, options.clientAccessTtlMs ?? DEFAULT_CLIENT_ACCESS_TTL_MS, options.clock);
   const keys = new KeyStore({
     db: database.db,
     masterKey: config.masterKey,
@@ -63,21 +64,21 @@ const oauth: FastifyPluginAsync<OAuthPluginOptions> = async (app, options) => {
     refreshIntervalMs: options.keyRefreshIntervalMs,
   });
   await keys.start();
-  const store = options.failureStore ?? (config.redisUrl ? new RedisFailureStore(config.redisUrl) : new MemoryFailureStore());
   const services: OAuthServices = {
     tokens: { issuer: config.issuerUrl, audience: config.tokenAudience, ttlSeconds: config.accessTokenTtlSeconds },
     keys,
     clients,
-    limiter: new AuthFailureLimiter(store, app.log, options.limiter),
-    lastUsed: new LastUsedRecorder(database.db, app.log, options.lastUsedIntervalMs),
+    limiter: options.limiter ?? app.limiters.tokenEndpoint,
+    lastUsed: new LastUsedRecorder(database.db, app.log, options.lastUsedIntervalMs, options.clock),
     verifiedTokens: new VerifiedTokenCache(),
   };
   app.decorate('oauth', services);
   // Another feature (web sessions) may have declared the decorator already; one is enough.
   if (!app.hasRequestDecorator('principal')) app.decorateRequest('principal', null as unknown as Principal);
+  // The failure store belongs to buildApp (shared with web sign-in) and is closed there.
   app.addHook('onClose', async () => {
     keys.stop();
-    await services.limiter.close();
+    await services.lastUsed.settled();
   });
   await app.register(tokenEndpoint, { services });
   await app.register(discoveryRoutes, { services });

@@ -4,13 +4,14 @@ import type { ClientAccessCache } from './client-access-cache.js';
 import type { KeyStore } from './keys/key-store.js';
 import type { LastUsedRecorder } from './last-used.js';
 import type { VerifiedTokenCache } from './bearer/verified-token-cache.js';
-import type { AuthFailureLimiter } from './rate-limit/auth-failure-limiter.js';
+import type { FailureLimiter } from '../rate-limit/index.js';
 
 export interface OAuthServices {
   tokens: TokenSettings;
   keys: KeyStore;
   clients: ClientAccessCache;
-  limiter: AuthFailureLimiter;
+  /** The token endpoint's brute-force guard (built by the application, shared store). */
+  limiter: FailureLimiter;
   lastUsed: LastUsedRecorder;
   /** Tokens already verified, until they expire. */
   verifiedTokens: VerifiedTokenCache;

@@ -6,7 +6,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { DatabaseAvailability, DatabaseUnavailableError } from './database-availability.js';
+import { MonitoredPgPool } from './monitored-pg-pool.js';
 import { PGlitePool } from './pglite-pool.js';
+import { ownEmbeddedDirectory } from './embedded/embedded-owner.js';
+import type { OwnerRole } from './embedded/data-dir-lock.js';
 import { resultParsers } from './type-parsers.js';
 import type { Database } from './schema.js';
 
@@ -23,18 +27,29 @@ export interface DatabaseHandle {
   pglite: PGlitePool | null;
   /** A short description that never contains a password. */
   description: string;
+  /** Outage detection: connection-level failures start one, a background probe ends it. */
+  availability: DatabaseAvailability;
+  /** Connections of the pool right now (PostgreSQL only; null on PGlite). */
+  poolUsage(): PoolUsage | null;
   close(): Promise<void>;
 }
 
-export class DatabaseUnavailableError extends Error {
-  override name = 'DatabaseUnavailableError';
+export interface PoolUsage {
+  total: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
 }
+
+export { DatabaseUnavailableError };
 
 export interface OpenDatabaseOptions {
   databaseUrl: string | null;
   /** PGlite directory; null opens an in-memory PGlite (tests). */
   pgliteDir: string | null;
   poolSize?: number;
+  /** Embedded only: who opens the directory (default `command`); `serve` also shares it over a unix socket. */
+  owner?: OwnerRole;
 }
 
 const pgTypes = {
@@ -57,13 +72,15 @@ export function redactUrl(url: string): string {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) return openServer(options.databaseUrl, options.poolSize ?? 10);
-  return openEmbedded(options.pgliteDir);
+  const dir = options.pgliteDir;
+  // One process per directory, or writes are lost: see embedded/embedded-owner.ts.
+  return dir ? ownEmbeddedDirectory(dir, options.owner ?? 'command', () => openEmbedded(dir)) : openEmbedded(null);
 }
 
 async function openServer(databaseUrl: string, poolSize: number): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5000 });
-  // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-  pool.on('error', () => undefined);
+  const availability = new DatabaseAvailability({ probe: () => pool.query('SELECT 1') });
+  const monitored = new MonitoredPgPool(pool, availability);
   const description = `PostgreSQL ${redactUrl(databaseUrl)}`;
   try {
     const client = await pool.connect();
@@ -72,8 +89,20 @@ async function openServer(databaseUrl: string, poolSize: number): Promise<Databa
     await pool.end().catch(() => undefined);
     throw new DatabaseUnavailableError(`cannot connect to ${description}: ${(err as Error).message}`);
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', pgPool: pool, pglite: null, description, close: () => db.destroy() };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: monitored }) });
+  return {
+    db,
+    kind: 'postgres',
+    pgPool: pool,
+    pglite: null,
+    description,
+    availability,
+    poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: async () => {
+      availability.close();
+      await db.destroy();
+    },
+  };
 }
 
 async function openEmbedded(dir: string | null): Promise<DatabaseHandle> {
@@ -96,7 +125,21 @@ async function openEmbedded(dir: string | null): Promise<DatabaseHandle> {
   const pool = new PGlitePool(instance);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const description = dir ? `embedded PGlite in ${path.resolve(dir)}` : 'embedded PGlite in memory';
-  return { db, kind: 'pglite', pgPool: null, pglite: pool, description, close: () => db.destroy() };
+  // In-process: it has no connection to lose, so it is never reported down.
+  const availability = new DatabaseAvailability({ probe: () => instance.query('SELECT 1') });
+  return {
+    db,
+    kind: 'pglite',
+    pgPool: null,
+    pglite: pool,
+    description,
+    availability,
+    poolUsage: () => null,
+    close: async () => {
+      availability.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** True when the database answers a trivial query (readiness). */

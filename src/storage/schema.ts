@@ -90,6 +90,10 @@ export interface OrdersTable {
   doc: string;
   preview_doc: string;
   updated_at: DefaultedTimestamp;
+  /** Original asset of an order created through the API (migration 0002); null for seeded orders. */
+  asset_key: ColumnType<string | null, string | null | undefined, string | null>;
+  asset_content_type: ColumnType<string | null, string | null | undefined, string | null>;
+  asset_size: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface OrderCountersTable {
@@ -106,6 +110,66 @@ export interface WebSessionsTable {
   user_id: string;
   csrf_token: string;
   created_at: DefaultedTimestamp;
+  expires_at: Timestamp;
+}
+
+export interface UploadsTable {
+  upload_id: string;
+  organization_id: string;
+  user_id: string;
+  object_key: string;
+  file_name: string;
+  content_type: string;
+  size: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  used_by_order: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface OrderEventsTable {
+  id: Generated<number>;
+  order_id: string;
+  organization_id: string;
+  from_state: string | null;
+  to_state: string;
+  actor_kind: 'user' | 'system';
+  actor_id: string;
+  actor_label: string | null;
+  reason: string | null;
+  occurred_at: Timestamp;
+}
+
+export type JobState = 'queued' | 'running' | 'done' | 'failed';
+
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  /** jsonb: pass JSON.stringify(value) when writing. */
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  state: ColumnType<JobState, JobState | undefined, JobState>;
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: ColumnType<number, number | undefined, number>;
+  run_at: Timestamp;
+  locked_by: string | null;
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  singleton_key: string | null;
+  created_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  idempotency_key: string;
+  request_hash: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  /** jsonb: pass JSON.stringify(value) when writing. */
+  response_headers: ColumnType<Record<string, string> | null, string | null, string | null>;
+  response_body: string | null;
+  created_at: Timestamp;
+  locked_until: Timestamp;
   expires_at: Timestamp;
 }
 
@@ -127,5 +191,9 @@ export interface Database {
   orders: OrdersTable;
   order_counters: OrderCountersTable;
   web_sessions: WebSessionsTable;
+  uploads: UploadsTable;
+  order_events: OrderEventsTable;
+  jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -14,7 +14,11 @@ interface Asset {
   hash: string;
 }
 
-const ASSET_TYPES: Record<string, string> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8' };
+const ASSET_TYPES: Record<string, string> = {
+  'app.css': 'text/css; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+};
 const staticDir = path.join(packageRoot, 'src', 'web', 'static');
 
 const assets = new Map<string, Asset>(
@@ -37,5 +41,12 @@ export const staticAssetRoutes: FastifyPluginAsync = async (app) => {
     reply.header('ETag', etag).header('Cache-Control', 'public, max-age=31536000, immutable');
     if (req.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.type(asset.contentType).send(asset.body);
+  });
+
+  // Browsers ask for /favicon.ico on every site whatever the page links; an SVG answers it (and the
+  // pages link the versioned one).
+  app.get('/favicon.ico', async (_req, reply) => {
+    const icon = assets.get('favicon.svg')!;
+    return reply.header('Cache-Control', 'public, max-age=86400').type(icon.contentType).send(icon.body);
   });
 };

@@ -2,11 +2,11 @@
 import type { Config } from '../config.js';
 import type { OrdersContext } from '../domain/orders/index.js';
 import type { Db } from '../storage/database.js';
-import type { SignInRateLimiter } from './session/sign-in-rate-limit.js';
+import type { FailureLimiter } from '../rate-limit/index.js';
 
 export interface WebDeps {
   config: Config;
   db: Db;
   orders: OrdersContext;
-  signInLimiter: SignInRateLimiter;
+  signInLimiter: FailureLimiter;
 }

@@ -5,6 +5,7 @@
  */
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
+import type { FailureLimiter } from '../rate-limit/index.js';
 import { createOrdersContext } from '../domain/orders/index.js';
 import { parseFormBody } from './form-body.js';
 import { credentialRoutes } from './routes/credential-routes.js';
@@ -14,8 +15,8 @@ import { projectRoutes } from './routes/project-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
 import { contentSecurityPolicy, originOf, setSecurityHeaders } from './security-headers.js';
 import { readSession } from './session/web-session.js';
-import { SignInRateLimiter } from './session/sign-in-rate-limit.js';
 import { staticAssetRoutes } from './static-assets.js';
+import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../storage/database-availability.js';
 import { sendPage } from './respond.js';
 import { messagePage } from './views/message-page.js';
 import { pickLanguage, translatorFor, type WebContext } from './web-context.js';
@@ -29,8 +30,8 @@ declare module 'fastify' {
 }
 
 export interface WebPluginOptions {
-  /** Tests may pass their own limiter (e.g. with a fake clock). */
-  signInLimiter?: SignInRateLimiter;
+  /** The sign-in brute-force guard; default `app.limiters.signIn` (built by buildApp). */
+  signInLimiter?: FailureLimiter;
 }
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -47,7 +48,7 @@ export const webPlugin: FastifyPluginAsync<WebPluginOptions> = async (app, optio
     config,
     db: database.db,
     orders: await createOrdersContext(database.db, config),
-    signInLimiter: options.signInLimiter ?? new SignInRateLimiter(),
+    signInLimiter: options.signInLimiter ?? app.limiters.signIn,
   };
   const csp = contentSecurityPolicy([originOf(config.publicBaseUrl)].filter((o): o is string => o !== null));
 
@@ -59,16 +60,21 @@ export const webPlugin: FastifyPluginAsync<WebPluginOptions> = async (app, optio
   });
   app.addHook('preHandler', async (req, reply) => {
     const lang = pickLanguage(req, reply);
-    const isAsset = req.routeOptions.url?.startsWith('/static/') ?? false;
+    const isAsset = (req.routeOptions.url?.startsWith('/static/') || req.routeOptions.url === '/favicon.ico') ?? false;
     req.web = { lang, t: translatorFor(lang), session: isAsset ? null : await readSession(deps.db, req), url: req.url };
     reply.header('Content-Language', lang);
   });
   app.setErrorHandler(async (err, req, reply) => {
+    const lang = req.web?.lang ?? 'en';
+    const ctx: WebContext = req.web ?? { lang, t: translatorFor(lang), session: null, url: '/' };
+    if (isDatabaseUnavailable(err)) {
+      // Logged once per outage by the availability monitor, not once per request.
+      reply.header('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+      return sendPage(reply, messagePage(ctx, ctx.t('web.error.unavailable_title'), ctx.t('web.error.unavailable')), 503);
+    }
     const status = (err as { statusCode?: number }).statusCode ?? 500;
     if (status < 500) req.log.info({ err }, 'web request refused');
     else req.log.error({ err }, 'web page failed');
-    const lang = req.web?.lang ?? 'en';
-    const ctx: WebContext = req.web ?? { lang, t: translatorFor(lang), session: null, url: '/' };
     const body =
       status === 404
         ? messagePage(ctx, ctx.t('web.error.not_found_title'), ctx.t('web.error.not_found'))

@@ -15,8 +15,7 @@
  * (admin's client also has write), and the password `<name>-password`.
  *
  * @example
- * const handle = await target.open();
- * await loadStandardFixture(handle);
+ * before(async () => { await loadStandardFixture(getDb()); }); // inside describeOnEachDatabase
  */
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
@@ -93,7 +92,9 @@ const ACME_PLACEMENTS: Array<{ projectId: string | null; owner: FixtureUserName 
   { projectId: ACME.projects.zeta.id, owner: 'admin' },
 ];
 
-function fixtureOrder(prefix: string, i: number, projectId: string | null, owner: FixtureUser): OrderInputT {
+function fixtureOrder(prefix: string, organizationId: string, i: number, projectId: string | null, owner: FixtureUser): OrderInputT {
+  // Object keys live under the organization's prefix, as seeds require.
+  const keys = `orgs/${organizationId}/`;
   const state = ORDER_STATES[i % ORDER_STATES.length]!;
   const reviewed = state === 'Reviewed';
   // Two orders share each creation time so that the order_id tie-break is exercised.
@@ -147,8 +148,8 @@ function fixtureOrder(prefix: string, i: number, projectId: string | null, owner
     reviewed_by: reviewed ? USERS.admin.email : null,
     review_timestamp: reviewed ? new Date(Date.parse(created) + 86_400_000).toISOString() : null,
     project_id: projectId,
-    asset_preview_key: i % 5 === 4 ? null : `previews/${prefix}-${i}.png`,
-    layers: i % 4 === 0 ? [{ layer_name: 'Background', key: `layers/${prefix}-${i}-bg.png` }] : [],
+    asset_preview_key: i % 5 === 4 ? null : `${keys}previews/${prefix}-${i}.png`,
+    layers: i % 4 === 0 ? [{ layer_name: 'Background', key: `${keys}layers/${prefix}-${i}-bg.png` }] : [],
   };
 }
 
@@ -159,10 +160,10 @@ export function standardSeedDocument(): SeedDocumentT {
   const acmeUsers = (['admin', 'editor', 'viewer', 'loner'] as const).map((n) => USERS[n]);
   const acmeOrders = Array.from({ length: ACME_ORDER_COUNT }, (_, i) => {
     const placement = ACME_PLACEMENTS[i % ACME_PLACEMENTS.length]!;
-    return fixtureOrder('acme', i, placement.projectId, USERS[placement.owner]);
+    return fixtureOrder('acme', ACME.id, i, placement.projectId, USERS[placement.owner]);
   });
   const globexOrders = Array.from({ length: GLOBEX_ORDER_COUNT }, (_, i) =>
-    fixtureOrder('globex', i, i % 2 === 0 ? GLOBEX.projects.alpha.id : null, USERS.other),
+    fixtureOrder('globex', GLOBEX.id, i, i % 2 === 0 ? GLOBEX.projects.alpha.id : null, USERS.other),
   );
   const keys = new Set<string>();
   for (const o of [...acmeOrders, ...globexOrders]) {

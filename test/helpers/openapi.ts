@@ -59,12 +59,21 @@ export class OpenApiValidator {
   assertResponse(operationId: string, status: number, body: unknown, contentType = 'application/json'): void {
     const responses = (this.operation(operationId).responses ?? {}) as Record<string, Json>;
     const key = String(status) in responses ? String(status) : `${String(status)[0]}XX` in responses ? `${String(status)[0]}XX` : 'default';
-    const response = responses[key];
+    let response = responses[key];
     if (!response) throw new Error(`${operationId}: status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`);
+    // A shared response (`$ref: '#/components/responses/X'`) is validated where it is defined.
+    const sharedRef = typeof response.$ref === 'string' ? (response.$ref as string) : null;
+    if (sharedRef) {
+      const name = sharedRef.replace('#/components/responses/', '');
+      response = ((this.document.components as Record<string, Record<string, Json>> | undefined)?.responses?.[name]) as Json;
+      if (!response) throw new Error(`${operationId} ${status}: ${sharedRef} is not defined`);
+    }
     const content = (response.content ?? {}) as Record<string, Json>;
     if (!content[contentType]) throw new Error(`${operationId} ${status}: no ${contentType} schema documented`);
     const op = this.operations.get(operationId)!;
-    const ref = `${DOCUMENT_ID}${op.pointer}/responses/${key}/content/${pointerEscape(contentType)}/schema`;
+    const ref = sharedRef
+      ? `${DOCUMENT_ID}${sharedRef}/content/${pointerEscape(contentType)}/schema`
+      : `${DOCUMENT_ID}${op.pointer}/responses/${key}/content/${pointerEscape(contentType)}/schema`;
     let validate = this.compiled.get(ref);
     if (!validate) {
       validate = this.ajv.compile({ $ref: ref });

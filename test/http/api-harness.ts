@@ -3,13 +3,13 @@
  * fixture user obtained from the real token endpoint.
  *
  * @example
- * const api = await startApi(target);
+ * const api = await startApi(handle); // or startApi(target): then the harness opens and closes the database
  * const res = await api.get('/v1/projects', 'editor');
  * await api.close();
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type AppDependencies } from '../../src/http/app.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import type { DatabaseTarget } from '../helpers/database.js';
 import { loadStandardFixture, temporaryObjectStorage, USERS, type FixtureUserName } from '../helpers/fixtures.js';
@@ -52,20 +52,27 @@ export async function obtainToken(app: FastifyInstance, clientId: string, client
 }
 
 /**
- * Opens a database of the target, loads the standard fixture, builds the app. `beforeReady` may add
- * routes (e.g. a route that throws) before the app starts.
+ * Loads the standard fixture into the given database (or one it opens on the target), builds the app.
+ * `beforeReady` may add routes (e.g. a route that throws) before the app starts. `close()` closes the
+ * app, and the database only when the harness opened it.
  */
-export async function startApi(target: DatabaseTarget, beforeReady?: (app: FastifyInstance) => void): Promise<Api> {
-  const database = await target.open();
+export async function startApi(
+  source: DatabaseHandle | DatabaseTarget,
+  beforeReady?: (app: FastifyInstance) => void,
+  extraDeps: Partial<Omit<AppDependencies, 'config' | 'database'>> = {},
+): Promise<Api & { dir: string }> {
+  const ownsDatabase = 'open' in source;
+  const database = ownsDatabase ? await source.open() : source;
   const { dir, storage } = temporaryObjectStorage();
   await loadStandardFixture(database, storage);
-  const app = await buildApp({ config: apiTestConfig(dir), database });
+  const app = await buildApp({ config: apiTestConfig(dir), database, ...extraDeps });
   beforeReady?.(app);
   await app.ready();
   const tokens = {} as Record<FixtureUserName, string>;
   for (const name of Object.keys(USERS) as FixtureUserName[]) tokens[name] = await obtainToken(app, USERS[name].clientId, USERS[name].clientSecret);
   const openapi = await OpenApiValidator.fromApp(app);
   return {
+    dir,
     app,
     database,
     openapi,
@@ -74,7 +81,7 @@ export async function startApi(target: DatabaseTarget, beforeReady?: (app: Fasti
       app.inject({ method: 'GET', url, headers: { ...(as ? { authorization: `Bearer ${tokens[as]}` } : {}), ...headers } }),
     close: async () => {
       await app.close();
-      await database.close();
+      if (ownsDatabase) await database.close();
     },
   };
 }

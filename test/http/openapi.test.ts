@@ -84,6 +84,33 @@ describe('OpenAPI document', () => {
     if (doc.paths['/oauth2/token']) assert.deepEqual(Object.keys(doc.paths['/oauth2/token']), ['post']);
   });
 
+  it('gives roles their enum, timestamps their date-time format, and the token endpoint its form and answers', () => {
+    const schemas = doc.components.schemas;
+    assert.deepEqual(schemas.OrderProject.properties.userRole.enum, ['admin', 'editor', 'viewer']);
+    assert.equal(schemas.OrderProject.title, 'OrderProject');
+    assert.deepEqual(schemas.ProjectMember.properties.role.enum, ['admin', 'editor', 'viewer']);
+    assert.equal(schemas.Project.properties.date_created.format, 'date-time');
+    assert.equal(schemas.Order.properties.creation_time.format, 'date-time');
+    assert.equal(schemas.OrderPreview.properties.creation_time.format, 'date-time');
+    assert.ok(JSON.stringify(schemas.Order.properties.review_timestamp).includes('"format":"date-time"'));
+    const token = doc.paths['/oauth2/token'].post;
+    assert.equal(token.operationId, 'issue_token_oauth2_token_post');
+    assert.deepEqual(token.tags, ['oauth2']);
+    assert.deepEqual(Object.keys(token.requestBody.content), ['application/x-www-form-urlencoded']);
+    assert.deepEqual(Object.keys(token.responses).sort(), ['200', '400', '401', '429', '431', '500', '503']);
+    assert.ok(token.responses['429'].headers['Retry-After']);
+    // A database outage: RFC 6749's temporarily_unavailable with Retry-After.
+    assert.ok(token.responses['503'].headers['Retry-After']);
+    assert.ok(JSON.stringify(token.responses['503'].content).includes('temporarily_unavailable'));
+    // 431 is answered by Node's HTTP parser before any route runs, so it carries no route header.
+    for (const status of Object.keys(token.responses).filter((s) => s !== '431')) assert.deepEqual(token.responses[status].headers['Cache-Control'].schema.enum, ['no-store']);
+    assert.deepEqual(doc.components.securitySchemes.ClientBasic, {
+      type: 'http',
+      scheme: 'basic',
+      description: doc.components.securitySchemes.ClientBasic.description,
+    });
+  });
+
   it('is the same document at /docs/json', async () => {
     const res = await api.app.inject({ url: '/docs/json' });
     assert.equal(res.statusCode, 200);

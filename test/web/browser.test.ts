@@ -132,8 +132,18 @@ describe('web application in Chromium', () => {
     const clientSecret = (await admin.locator('#client-secret').textContent())!.trim();
     assert.match(clientId, /^cd_/);
     assert.match(clientSecret, /^cds_[A-Za-z0-9_-]{43}$/);
-    assert.ok((await admin.locator('#curl-example').textContent())!.includes(`${base}/oauth2/token`));
+    const curl = (await admin.locator('#curl-example').textContent())!.split('\n');
+    assert.equal(curl.length, 2, 'two lines: get a token, call the API');
+    assert.ok(curl[0]!.startsWith('TOKEN=$(curl -s -u ') && curl[0]!.includes(`${base}/oauth2/token`));
+    assert.ok(curl[1]!.startsWith('curl -s -H "Authorization: Bearer $TOKEN" '));
     await shoot(admin, 'credential-created');
+    // Post/redirect/get: a reload neither re-posts the form nor shows the secret again.
+    assert.match(new URL(admin.url()).pathname, /^\/organization\/credentials\/created\//);
+    await admin.reload();
+    assert.equal(new URL(admin.url()).pathname, '/organization');
+    assert.ok(!(await admin.content()).includes(clientSecret), 'the secret is not shown after a reload');
+    assert.equal(await admin.locator('tr[data-client-id]', { hasText: 'Nightly export' }).count(), 1, 'one credential after the reload');
+    await shoot(admin, 'credential-created-reloaded');
 
     const issued = await token(clientId, clientSecret);
     assert.equal(issued.status, 200);
@@ -300,6 +310,64 @@ describe('web application in Chromium', () => {
     await shoot(page, 'sign-in-wrong-password');
     await signIn(page, { ...USERS.editor, email: 'ghost@acme.test' }, 'wrong-password');
     assert.equal((await page.getByRole('alert').textContent())?.trim(), 'The e-mail or password is incorrect.');
+  });
+
+  test('the order page\'s failed items fit their box at 1280 and 800 px, no header word broken; the favicon is served', async () => {
+    for (const width of [1280, 800]) {
+      const page = width === 1280 ? admin : await newPage('en-US', { width, height: 900 });
+      if (page !== admin) await signIn(page, USERS.admin);
+      await page.goto('/orders/acme-0000');
+      const list = page.locator('ol.failed-items');
+      await list.waitFor();
+      const layout = await list.evaluate((el) => {
+        const panel = el.closest('section')!;
+        const headers = Array.from(el.querySelectorAll('th')).map((th) => {
+          // A word broken across lines has more than one line box.
+          const text = th.firstChild!;
+          const words = [...(text.textContent ?? '').matchAll(/\S+/g)].map((m) => {
+            const range = document.createRange();
+            range.setStart(text, m.index!);
+            range.setEnd(text, m.index! + m[0].length);
+            return { word: m[0], lines: new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size };
+          });
+          return { text: th.textContent, words };
+        });
+        const cells = Array.from(el.querySelectorAll('th, td')).map((c) => c.getBoundingClientRect());
+        const box = panel.getBoundingClientRect();
+        return {
+          scroll: el.scrollWidth,
+          width: el.clientWidth,
+          headers,
+          outside: cells.filter((r) => r.width === 0 || r.left < box.left - 0.5 || r.right > box.right + 0.5).length,
+        };
+      });
+      assert.ok(layout.scroll <= layout.width, `${width} px: items ${layout.scroll} px in a ${layout.width} px box`);
+      assert.equal(layout.outside, 0, `${width} px: every field visible inside the panel`);
+      assert.deepEqual(new Set(layout.headers.map((h) => h.text)), new Set(['Type', 'Name', 'Storage path', 'AI likelihood', 'Annotations']));
+      for (const h of layout.headers) for (const w of h.words) assert.equal(w.lines, 1, `${width} px: "${w.word}" of "${h.text}" broken across lines`);
+      await list.scrollIntoViewIfNeeded();
+      await shoot(page, `order-failed-items-${width}`);
+    }
+    const icon = await admin.request.get('/favicon.ico');
+    assert.equal(icon.status(), 200);
+    assert.equal(icon.headers()['content-type'], 'image/svg+xml');
+    assert.equal(await admin.locator('link[rel="icon"]').count(), 1);
+  });
+
+  test('/docs shows the API without framework branding and without CSP violations', async () => {
+    const docs = await newPage();
+    const violations: string[] = [];
+    docs.on('console', (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+    });
+    const response = await docs.goto('/docs/');
+    assert.equal(response?.status(), 200);
+    assert.match(String(response?.headers()['content-security-policy']), /script-src 'self'/);
+    await docs.getByText('Issue Access Token').first().waitFor();
+    await docs.waitForLoadState('networkidle');
+    assert.equal(await docs.locator('.topbar').count(), 0, 'no top bar with the framework logo and Explore box');
+    await shoot(docs, 'docs');
+    assert.deepEqual(violations, []);
   });
 
   test('a form with a forged CSRF token is refused with a 403 page', async () => {

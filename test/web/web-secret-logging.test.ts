@@ -4,13 +4,8 @@
  * sign-out in a child process (pino writes to fd 1 directly), whose whole output is then searched.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const url = (p: string) => JSON.stringify(pathToFileURL(path.join(root, p)).href);
+import { repoFileUrl as url, runLoggingScript } from '../helpers/logging-script.js';
 
 const script = `
 import { openTestPglite } from ${url('test/helpers/database.ts')};
@@ -26,7 +21,8 @@ const page = await app.inject({ url: '/organization', headers: { cookie: jar.hea
 const csrf = csrfFieldOf(page.body);
 const created = await app.inject({ method: 'POST', url: '/organization/credentials', headers: { ...FORM_HEADERS, cookie: jar.header() },
   payload: form({ _csrf: csrf, name: 'logged?', scopes: 'enterprise-api-access/read' }) });
-const secret = /id="client-secret"[^>]*>([^<]+)</.exec(created.body)[1];
+const shown = await app.inject({ url: created.headers.location, headers: { cookie: jar.header() } });
+const secret = /id="client-secret"[^>]*>([^<]+)</.exec(shown.body)[1];
 await app.inject({ method: 'POST', url: '/sign-out', headers: { ...FORM_HEADERS, cookie: jar.header() }, payload: form({ _csrf: csrf }) });
 await app.close();
 await handle.close();
@@ -34,16 +30,8 @@ process.stderr.write(JSON.stringify({ secret, session: jar.get('certdesk_session
 `;
 
 test('passwords, session ids, CSRF tokens and new secrets never reach the log', () => {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, CERTDESK_ENV: 'test' },
-    timeout: 60_000,
-  });
-  assert.equal(child.status, 0, child.stderr);
-  const probe = JSON.parse(child.stderr.trim().split('\n').pop()!) as Record<string, string | number>;
-  assert.equal(probe.status, 200);
-  const log = child.stdout;
+  const { log, probe } = runLoggingScript<Record<string, string | number>>(script);
+  assert.equal(probe.status, 303);
   assert.match(log, /"url":"\/organization\/credentials"/, 'requests were logged at all');
   assert.match(log, /web\.credential_created/);
   for (const name of ['secret', 'session', 'csrf', 'wrongPassword', 'password'] as const) {

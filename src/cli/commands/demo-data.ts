@@ -58,10 +58,18 @@ export function registerDemoData(program: Command): void {
     .action(async (opts: DemoDataOptions) => {
       if (Boolean(opts.seedFile) === Boolean(opts.ndjson)) throw new UsageError('give exactly one of --seed-file FILE or --ndjson COUNT');
       if (opts.seedFile) {
-        const text = `${JSON.stringify(buildDemoSeed(), null, 2)}\n`;
+        const seed = buildDemoSeed();
+        const text = `${JSON.stringify(seed, null, 2)}\n`;
         await writeTo(opts.seedFile, async (out) => {
           out.write(text);
         });
+        // On stdout the document itself is the output; the summary goes to stderr so the JSON stays clean.
+        const count = (key: 'users' | 'projects' | 'api_clients' | 'orders') => seed.organizations.reduce((n, o) => n + (o[key]?.length ?? 0), 0);
+        const summary =
+          `wrote ${opts.seedFile === '-' ? 'the demo seed to standard output' : opts.seedFile}: ${seed.organizations.length} organizations, ` +
+          `${count('users')} users, ${count('projects')} projects, ${count('api_clients')} API clients, ${count('orders')} orders, ` +
+          `${seed.objects?.length ?? 0} objects (${Buffer.byteLength(text)} bytes); load it with: certdesk seed ${opts.seedFile === '-' ? 'FILE' : opts.seedFile}\n`;
+        (opts.seedFile === '-' ? process.stderr : process.stdout).write(summary);
         return;
       }
       const count = positiveInteger(opts.ndjson!, '--ndjson', 1);

@@ -5,6 +5,12 @@ import { configFrom, openConfiguredDatabase, UsageError } from '../context.js';
 import { buildDemoSeed, DEMO_PRIMARY } from '../../domain/demo/index.js';
 import { loadSeed, type SeedReport } from '../../domain/provisioning/seed.js';
 import { openObjectStorage } from '../../storage/object-storage/index.js';
+import { detectionServiceFrom } from '../../integrations/detection-service/index.js';
+import { isClusterWorker, reportListening, runClusterPrimary, workerCount } from '../../cluster/serve-cluster.js';
+import { JobRuntime } from '../../jobs/job-runtime.js';
+import { systemClock } from '../../domain/time/clock.js';
+import { createServiceMetrics } from '../../metrics/service-metrics.js';
+import { stopOnSignals } from '../stop-on-signals.js';
 
 /** What `serve --demo` prints once listening: where to go and which demo credentials to use. */
 function demoBanner(baseUrl: string, report: SeedReport): string {
@@ -29,34 +35,80 @@ function demoBanner(baseUrl: string, report: SeedReport): string {
   ].join('\n');
 }
 
+function parseWorkers(value: string): number {
+  if (!/^[1-9]\d{0,2}$/.test(value)) throw new UsageError(`--workers must be a whole number from 1 to 999, got "${value}"`);
+  return Number(value);
+}
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('serve the API (/v1), the token service (/oauth2/token) and the web application on one port')
     .option('--demo', 'load the demo organizations, users, API clients and orders first (idempotent) and print demo credentials; local use only')
-    .action(async (opts: { demo?: boolean }, command: Command) => {
+    .option('--workers <n>', 'worker processes sharing the port (default: the number of CPUs; always 1 with the embedded database)', parseWorkers)
+    .action(async (opts: { demo?: boolean; workers?: number }, command: Command) => {
       const config = configFrom(command);
       if (opts.demo && config.env === 'production') throw new UsageError('serve --demo loads public demo credentials and is refused when CERTDESK_ENV=production');
-      const database = await openConfiguredDatabase(config);
+      const worker = isClusterWorker();
+      const { workers, notice } = worker ? { workers: 1, notice: null } : workerCount(opts.workers, config.databaseUrl === null);
+      if (notice) process.stderr.write(`${notice}\n`);
+      const database = await openConfiguredDatabase(config, 'serve');
       let demoReport: SeedReport | null = null;
       try {
-        await migrate(database);
-        if (opts.demo) demoReport = await loadSeed(database.db, openObjectStorage(config), buildDemoSeed());
+        // In a cluster the primary migrates and seeds once, before any worker starts.
+        if (!worker) await migrate(database);
+        if (opts.demo && !worker) demoReport = await loadSeed(database.db, openObjectStorage(config), buildDemoSeed());
       } catch (err) {
         await database.close();
         throw err;
       }
-      const app = await buildApp({ config, database });
-      const shutdown = async (signal: string) => {
-        app.log.info({ signal }, 'shutting down');
-        await app.close();
+      if (workers > 1) {
+        const description = database.description;
         await database.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', () => void shutdown('SIGINT'));
-      process.once('SIGTERM', () => void shutdown('SIGTERM'));
+        if (!config.redisUrl) process.stderr.write(`${workers} workers without REDIS_URL: each worker keeps its own rate-limit counts\n`);
+        const code = await runClusterPrimary({
+          workers,
+          log: (line) => process.stderr.write(`${line}\n`),
+          drainTimeoutMs: config.shutdownGracePeriodSeconds * 1000 + 5000,
+          onListening: (address) => {
+            const banner = [`certdesk serving on ${address} (${description}, ${workers} workers)`];
+            if (demoReport) banner.push(demoBanner(config.port === 0 ? address.replace('127.0.0.1', 'localhost') : config.publicBaseUrl, demoReport));
+            process.stdout.write(`${banner.join('\n')}\n`);
+          },
+        });
+        process.exit(code);
+      }
+      const storage = openObjectStorage(config);
+      // Background jobs (analysis, cleanup) run here too unless WORKER_CONCURRENCY=0 leaves them to `certdesk worker`
+      // (in a cluster, in every worker process: jobs are leased, so copies never run one job twice at once).
+      let jobs: JobRuntime | null = null;
+      const app = await buildApp({ config, database, storage, clock: systemClock, onJobQueued: () => jobs?.nudge(), metrics: createServiceMetrics() });
+      if (config.workerConcurrency > 0) {
+        jobs = new JobRuntime({ db: database.db, clock: systemClock, storage, detection: detectionServiceFrom(config), concurrency: config.workerConcurrency, onError: (err) => app.log.error({ err }, 'job queue error') });
+        jobs.start();
+      }
+      stopOnSignals({
+        app,
+        // Jobs still running after a short wait are left to their lease: another worker runs them again.
+        closeResources: async () => {
+          await jobs?.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
+          await database.close();
+        },
+        gracePeriodMs: config.shutdownGracePeriodSeconds * 1000,
+        // A cluster worker stops on its primary's SIGTERM only: a terminal's Ctrl-C reaches the primary too,
+        // and a second signal would cut the drain short.
+        signals: worker ? ['SIGTERM'] : undefined,
+      });
+      if (worker) {
+        process.on('SIGINT', () => undefined);
+        // A worker whose primary is gone (killed) drains and stops instead of serving on unsupervised.
+        process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+      }
       const address = await app.listen({ host: config.host, port: config.port });
-      process.stdout.write(`certdesk serving on ${address} (${database.description})\n`);
-      if (demoReport) process.stdout.write(`${demoBanner(config.port === 0 ? address.replace('127.0.0.1', 'localhost') : config.publicBaseUrl, demoReport)}\n`);
+      if (worker) return reportListening(address, database.description);
+      // One write, after listen: the banner stays one block however requests and log lines arrive.
+      const banner = [`certdesk serving on ${address} (${database.description})`];
+      if (demoReport) banner.push(demoBanner(config.port === 0 ? address.replace('127.0.0.1', 'localhost') : config.publicBaseUrl, demoReport));
+      process.stdout.write(`${banner.join('\n')}\n`);
     });
 }

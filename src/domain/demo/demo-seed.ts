@@ -6,6 +6,7 @@
  * DEMO-ONLY: the credentials below are public. Never load this seed into a shared or production database.
  */
 import { SCOPES } from '../../contract/schemas.js';
+import { organizationKeyPrefix } from '../../storage/object-storage/object-key.js';
 import type { SeedDocumentT, SeedOrganizationT } from '../provisioning/seed.schema.js';
 import { generateOrder, type DemoPerson } from './order-generator.js';
 import { drawPreview } from './preview-images.js';
@@ -101,7 +102,9 @@ const NEWEST = new Date('2026-06-01T12:00:00Z');
 
 function demoOrganization(org: DemoOrganization, objects: Map<string, Buffer>, imageSeed: number): SeedOrganizationT {
   const everyone: DemoPerson[] = [org.admin, ...org.members];
-  const previewKey = (i: number) => `demo/${org.slug}/previews/${org.slug}-${String(i).padStart(6, '0')}.png`;
+  // Every key under the organization's prefix (orgs/<id>/), as seeds and imports require.
+  const base = organizationKeyPrefix(org.id);
+  const previewKey = (i: number) => `${base}previews/${org.slug}-${String(i).padStart(6, '0')}.png`;
   const orders = Array.from({ length: org.orders }, (_, i) =>
     generateOrder(
       {
@@ -117,8 +120,8 @@ function demoOrganization(org: DemoOrganization, objects: Map<string, Buffer>, i
         layerKeys: (k) =>
           k % 3 === 0
             ? [
-                { layer_name: 'Background', key: `demo/${org.slug}/layers/${org.slug}-${String(k).padStart(6, '0')}-background.png` },
-                { layer_name: 'Subject', key: `demo/${org.slug}/layers/${org.slug}-${String(k).padStart(6, '0')}-subject.png` },
+                { layer_name: 'Background', key: `${base}layers/${org.slug}-${String(k).padStart(6, '0')}-background.png` },
+                { layer_name: 'Subject', key: `${base}layers/${org.slug}-${String(k).padStart(6, '0')}-subject.png` },
               ]
             : [],
       },

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
-import { databaseTargets } from '../../../test/helpers/database.js';
+import { describeOnEachDatabase } from '../../../test/helpers/database.js';
 import { temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
 import { ORDER_STATES } from '../../contract/schemas.js';
-import type { DatabaseHandle } from '../../storage/database.js';
 import { loadSeed, validateSeedDocument } from '../provisioning/seed.js';
 import { buildDemoSeed, DEMO_ORGANIZATIONS, encodePng, writeNdjsonOrders } from './index.js';
 import { crc32 } from './png.js';
@@ -82,23 +81,16 @@ describe('demo data generator', () => {
   });
 });
 
-for (const target of databaseTargets()) {
-  describe(`demo seed on ${target.name}`, () => {
-    let handle: DatabaseHandle;
-    before(async () => {
-      handle = await target.open();
-    });
-    after(() => handle.close());
+describeOnEachDatabase('demo seed', (getDb) => {
 
-    it('loads, and loading it again changes nothing', async () => {
-      const { storage } = temporaryObjectStorage();
-      const first = await loadSeed(handle.db, storage, buildDemoSeed());
-      assert.equal(first.organizations, 2);
-      assert.ok(first.changed > 0);
-      const again = await loadSeed(handle.db, storage, buildDemoSeed());
-      assert.equal(again.changed, 0);
-      const preview = await storage.get(buildDemoSeed().organizations[0]!.orders!.find((o) => o.asset_preview_key)!.asset_preview_key!);
-      assert.equal(preview?.contentType, 'image/png');
-    });
+  it('loads, and loading it again changes nothing', async () => {
+    const { storage } = temporaryObjectStorage();
+    const first = await loadSeed(getDb().db, storage, buildDemoSeed());
+    assert.equal(first.organizations, 2);
+    assert.ok(first.changed > 0);
+    const again = await loadSeed(getDb().db, storage, buildDemoSeed());
+    assert.equal(again.changed, 0);
+    const preview = await storage.get(buildDemoSeed().organizations[0]!.orders!.find((o) => o.asset_preview_key)!.asset_preview_key!);
+    assert.equal(preview?.contentType, 'image/png');
   });
-}
+});

@@ -35,9 +35,19 @@ export interface OrderGeneratorOptions {
   layerKeys?: (index: number) => Array<{ layer_name: string; key: string }>;
 }
 
-const ANALYSES = ['ai_generation', 'metadata', 'provenance', 'layer_structure', 'color_profile'] as const;
+/** The analysis checks in the order they run (docs/lifecycle.md). */
+export const ANALYSIS_CHECKS = ['file_type', 'metadata', 'layer_check', 'ai_detection'] as const;
 const SUBJECTS = ['Harbour at dusk', 'Mountain lodge', 'City skyline', 'Portrait study', 'Product shot', 'Forest trail', 'Poster concept', 'Album cover', 'Storyboard panel', 'Character sheet'];
-const EXTENSIONS = ['psd', 'png', 'tiff', 'jpg', 'ai'] as const;
+/** Formats the file_type check accepts, and some it refuses (an Unsupported File's asset has one of those). */
+const ACCEPTED_EXTENSIONS = ['psd', 'png', 'tiff', 'jpg', 'webp'] as const;
+const UNSUPPORTED_EXTENSIONS = ['ai', 'pdf', 'heic', 'svg'] as const;
+/**
+ * ai_likelihood above which a region becomes a failed item: the highest object_flag_threshold of the demo
+ * projects (0.6 and 0.7), so a flagged region is flagged in every project. Regions that are not flagged
+ * stay below QUIET_BELOW, the lowest threshold and then some.
+ */
+export const DEMO_FLAG_THRESHOLD = 0.7;
+export const QUIET_BELOW = 0.5;
 const TAGS = ['campaign', 'print', 'social', 'urgent', 'client-review', 'archive', 'web', 'draft'];
 const ARTISTS = ['Mara Lind', 'Kenji Sato', 'Ines Duarte', 'Tom Becker', 'Aisha Khan', 'Lucas Moreau'];
 
@@ -75,21 +85,81 @@ function polygon(rng: SeededRandom): AnnotationT['target'] & object {
   };
 }
 
-function annotations(rng: SeededRandom, orderId: string, count: number): AnnotationT[] {
+/**
+ * Regions an ai_detection run returns. With `flagged`, the first region lies above the flag threshold (and
+ * the others anywhere); without it every region lies below, so none becomes a failed item.
+ */
+function annotations(rng: SeededRandom, orderId: string, count: number, flagged: boolean): AnnotationT[] {
   const out: AnnotationT[] = [];
   for (let k = 1; k <= count; k++) {
     const id = `${orderId}-ann-${k}`;
-    const likelihood = round(rng.next());
+    const likelihood =
+      flagged && (k === 1 || rng.chance(0.5))
+        ? round(DEMO_FLAG_THRESHOLD + 0.01 + rng.next() * (0.99 - DEMO_FLAG_THRESHOLD))
+        : round(rng.next() * (QUIET_BELOW - 0.01));
     const target = rng.chance(0.5) ? rectangle(rng) : polygon(rng);
     target.annotation = id;
     out.push({
       id,
-      bodies: [{ value: likelihood > 0.5 ? 'Likely AI-generated region' : 'Consistent with manual work', id: `${id}-body`, annotation: id }],
-      properties: { needs_remediation: likelihood > 0.7, ai_likelihood: likelihood },
+      bodies: [{ value: likelihood > DEMO_FLAG_THRESHOLD ? 'Likely AI-generated region' : 'Consistent with manual work', id: `${id}-body`, annotation: id }],
+      properties: { needs_remediation: likelihood > DEMO_FLAG_THRESHOLD, ai_likelihood: likelihood },
       target,
     });
   }
   return out;
+}
+
+type OrderState = (typeof ORDER_STATES)[number];
+type AnalysisLine = { analysis_type: string; analysis_passed: boolean };
+
+/** Where an order stands along the lifecycle: which checks ran and how, whether regions were flagged, who reviewed. */
+interface LifecyclePlan {
+  analysis: AnalysisLine[];
+  /** ai_detection ran (so there may be regions). */
+  detected: boolean;
+  /** Regions above the threshold became failed items. */
+  flagged: boolean;
+  reviewed: boolean;
+}
+
+const lines = (passed: readonly boolean[]): AnalysisLine[] =>
+  passed.map((analysis_passed, k) => ({ analysis_type: ANALYSIS_CHECKS[k]!, analysis_passed }));
+
+/**
+ * The analysis and review an order in `state` has had, following docs/lifecycle.md: a file_type failure
+ * stops everything (Unsupported File); flagged regions wait for the customer (Action Required, no
+ * reviewer); a certificate needs every check passed and a reviewer; Failed has a failing check or a
+ * reviewer's refusal.
+ */
+function planFor(state: OrderState, rng: SeededRandom): LifecyclePlan {
+  switch (state) {
+    case 'In Progress': {
+      // Analysis partly done, or done and clean and waiting for a reviewer.
+      const ran = rng.int(ANALYSIS_CHECKS.length + 1);
+      return { analysis: lines(Array(ran).fill(true)), detected: ran === ANALYSIS_CHECKS.length, flagged: false, reviewed: false };
+    }
+    case 'Unsupported File':
+      return { analysis: lines([false]), detected: false, flagged: false, reviewed: false };
+    case 'Action Required':
+      return { analysis: lines([true, rng.chance(0.8), true, false]), detected: true, flagged: true, reviewed: false };
+    case 'Human Certified':
+      return { analysis: lines([true, true, true, true]), detected: true, flagged: false, reviewed: true };
+    case 'Reviewed': {
+      // Findings recorded without certifying: the analysis may have flagged regions or not.
+      const flagged = rng.chance(0.5);
+      return { analysis: lines([true, rng.chance(0.7), true, !flagged]), detected: true, flagged, reviewed: true };
+    }
+    case 'Failed': {
+      if (rng.chance(0.5)) {
+        // A reviewer refused an order whose analysis was clean.
+        return { analysis: lines([true, true, true, true]), detected: true, flagged: false, reviewed: true };
+      }
+      // A failing check: the metadata declares a generator, or detection scored above the threshold.
+      const metadataFails = rng.chance(0.5);
+      const flagged = !metadataFails || rng.chance(0.5);
+      return { analysis: lines([true, !metadataFails, true, !flagged]), detected: true, flagged, reviewed: rng.chance(0.5) };
+    }
+  }
 }
 
 /** Order number index of the stream defined by options. */
@@ -103,14 +173,16 @@ export function generateOrder(options: OrderGeneratorOptions, index: number): Or
   // Whole seconds keep the timestamp text identical after normalization.
   const created = new Date(Math.floor((options.newest.getTime() - index * spacing - rng.int(spacing)) / 1000) * 1000);
   const subject = rng.pick(SUBJECTS);
-  const extension = rng.pick(EXTENSIONS);
-  const analysisList = ANALYSES.slice(0, 2 + rng.int(2)).map((analysis_type) => ({
-    analysis_type,
-    analysis_passed: state === 'Failed' || state === 'Action Required' ? rng.chance(0.4) : rng.chance(0.9),
-  }));
-  const flagged = state === 'Action Required' || state === 'Failed' || rng.chance(0.1);
-  const notes = flagged ? annotations(rng, orderId, 1 + rng.int(2)) : [];
-  const reviewed = state === 'Reviewed';
+  const plan = planFor(state, rng);
+  const accepted = plan.analysis[0]?.analysis_passed !== false;
+  // Layers exist once layer_check ran on an accepted file, and only a PSD has them.
+  const layers = accepted && plan.analysis.length > 2 ? (options.layerKeys?.(index) ?? []) : [];
+  const extension = !accepted ? rng.pick(UNSUPPORTED_EXTENSIONS) : layers.length > 0 ? 'psd' : rng.pick(ACCEPTED_EXTENSIONS);
+  const notes = plan.flagged
+    ? annotations(rng, orderId, 1 + rng.int(2), true)
+    : plan.detected && rng.chance(0.3)
+      ? annotations(rng, orderId, 1, false)
+      : [];
   const order: OrderInputT = {
     order_id: orderId,
     username: person.username,
@@ -122,9 +194,9 @@ export function generateOrder(options: OrderGeneratorOptions, index: number): Or
     asset_last_modified_timestamp: String(Math.floor(created.getTime() / 1000) - 3600 - rng.int(86_400)),
     ordered_by: rng.chance(0.3) ? null : rng.pick(ARTISTS),
     creation_time: created.toISOString().replace('.000Z', 'Z'),
-    analysis_list: analysisList,
+    analysis_list: plan.analysis,
     analysis_failed_items: notes
-      .filter((a) => (a.properties?.ai_likelihood ?? 0) > 0.5)
+      .filter((a) => (a.properties?.ai_likelihood ?? 0) > DEMO_FLAG_THRESHOLD)
       .map((a, k) => ({
         type: k % 2 === 0 ? 'layer' : 'object',
         name: k % 2 === 0 ? `Layer ${k + 1}` : `Object ${k + 1}`,
@@ -134,14 +206,14 @@ export function generateOrder(options: OrderGeneratorOptions, index: number): Or
         annotation_id: a.id ?? null,
       })),
     tags: TAGS.filter(() => rng.chance(0.2)),
-    confidence: state === 'In Progress' || state === 'Unsupported File' ? 0 : round(0.5 + rng.next() * 0.5),
-    remediation: flagged ? rng.pick([0, 0.5, 1]) : 0,
+    confidence: plan.detected ? round(0.5 + rng.next() * 0.5) : 0,
+    remediation: plan.flagged ? rng.pick([0, 0.5, 1]) : 0,
     annotations: notes,
-    reviewed_by: reviewed ? options.reviewerEmail : null,
-    review_timestamp: reviewed ? new Date(created.getTime() + 3_600_000 + rng.int(48) * 3_600_000).toISOString().replace('.000Z', 'Z') : null,
+    reviewed_by: plan.reviewed ? options.reviewerEmail : null,
+    review_timestamp: plan.reviewed ? new Date(created.getTime() + 3_600_000 + rng.int(48) * 3_600_000).toISOString().replace('.000Z', 'Z') : null,
     project_id: projectId,
-    asset_preview_key: state === 'Unsupported File' ? null : (options.previewKey?.(index) ?? null),
-    layers: options.layerKeys?.(index) ?? [],
+    asset_preview_key: accepted ? (options.previewKey?.(index) ?? null) : null,
+    layers,
   };
   return order;
 }

@@ -20,5 +20,5 @@ export async function findVisibleOrder(ctx: OrdersContext, principal: Principal,
   } else if (!visible.some((p) => p.id === row.project_id)) {
     return null;
   }
-  return toOrderObject(toListedOrder(ctx, row, projectMap(visible), Math.floor(Date.now() / 1000)));
+  return toOrderObject(toListedOrder(ctx, principal.organizationId, row, projectMap(visible), Math.floor(Date.now() / 1000)));
 }

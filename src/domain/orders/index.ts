@@ -4,6 +4,7 @@ export {
   DEFAULT_PAGE_LIMIT,
   MAX_PAGE_LIMIT,
   listOrders,
+  listOrdersJson,
   type ListOrdersOptions,
   type ListedOrder,
   type OrderListing,

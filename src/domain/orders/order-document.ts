@@ -2,9 +2,10 @@
  * Renders an order, once, at write time, into the stored documents a listing splices into its responses:
  * `doc` (the Order minus project, asset_preview_url and layers_info) and `preview_doc` (the OrderPreview
  * minus asset_preview_url and project_name). Every interface field is present with its default, and
- * timestamps are normalized to RFC 3339 UTC with millisecond precision, the same instant the row stores.
+ * timestamps are normalized to RFC 3339 UTC at microsecond precision, the same instant the row stores.
  */
 import type { AnnotationT, FailedAnalysisItemT, HumanOrderStateValue, OrderAnalysisLineT } from '../../contract/schemas.js';
+import { isKeyOfOrganization, organizationKeyPrefix } from '../../storage/object-storage/object-key.js';
 import type { OrderInputT } from './order-input.schema.js';
 
 export interface OrderRow {
@@ -13,7 +14,7 @@ export interface OrderRow {
   project_id: string | null;
   owner_key: string;
   order_state: HumanOrderStateValue;
-  /** RFC 3339 UTC, millisecond precision. */
+  /** RFC 3339 UTC, microsecond precision (see normalizeTimestamp). */
   creation_time: string;
   asset_preview_key: string | null;
   /** JSON text of the stored layers ([{layer_name, key}]). */
@@ -29,21 +30,40 @@ export interface OrderRuleViolation {
   message: string;
 }
 
-/** Normalizes an RFC 3339 timestamp to UTC with millisecond precision; null when it is not a real instant. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
+const MICROS_PER_SECOND = 1_000_000n;
+
+/**
+ * Normalizes an RFC 3339 timestamp to UTC at the database's precision, microseconds, so that the stored
+ * documents say exactly the instant the row stores (and the page cursor uses): `...17.123Z` when the
+ * instant has no sub-millisecond digits (as `Date#toISOString` writes it), else `...17.123456Z`. Digits
+ * below the microsecond are rounded. Null when the text is not a real instant.
+ */
 export function normalizeTimestamp(value: string): string | null {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) return null;
-  const date = new Date(ms);
+  const m = RFC3339.exec(value);
+  if (!m) return null;
+  const [, year, month, day, hour, minute, second, fraction = '', zone] = m as unknown as [string, string, string, string, string, string, string, string | undefined, string];
   // Date.parse rolls over impossible dates (Feb 30): refuse them by comparing the calendar date back.
-  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
-  if (match && !/[+-]\d{2}:\d{2}$/.test(value) && date.toISOString().slice(0, 10) !== `${match[1]}-${match[2]}-${match[3]}`) {
-    return null;
-  }
-  return date.toISOString();
+  if (new Date(Date.UTC(Number(year), Number(month) - 1, Number(day))).toISOString().slice(0, 10) !== `${year}-${month}-${day}`) return null;
+  const wholeSecondMs = Date.parse(`${year}-${month}-${day}T${hour}:${minute}:${second}${zone.toUpperCase()}`);
+  if (Number.isNaN(wholeSecondMs)) return null;
+  const micros = BigInt(wholeSecondMs) * 1000n + BigInt(Math.round(Number(fraction.padEnd(9, '0')) / 1000));
+  const subSecond = ((micros % MICROS_PER_SECOND) + MICROS_PER_SECOND) % MICROS_PER_SECOND;
+  const seconds = Number((micros - subSecond) / MICROS_PER_SECOND);
+  const digits = subSecond.toString().padStart(6, '0');
+  return `${new Date(seconds * 1000).toISOString().slice(0, -5)}.${digits.endsWith('000') ? digits.slice(0, 3) : digits}Z`;
 }
 
-export function checkOrderRules(input: OrderInputT): OrderRuleViolation[] {
+/** The rules of an order entering `organizationId` (seed, import) that the schema cannot express. */
+export function checkOrderRules(input: OrderInputT, organizationId: string): OrderRuleViolation[] {
   const problems: OrderRuleViolation[] = [];
+  const outside = `must be an object key under ${organizationKeyPrefix(organizationId)} (the order's organization)`;
+  if (input.asset_preview_key != null && !isKeyOfOrganization(input.asset_preview_key, organizationId)) {
+    problems.push({ path: 'asset_preview_key', message: outside });
+  }
+  (input.layers ?? []).forEach((layer, i) => {
+    if (!isKeyOfOrganization(layer.key, organizationId)) problems.push({ path: `layers[${i}].key`, message: outside });
+  });
   if (normalizeTimestamp(input.creation_time) === null) {
     problems.push({ path: 'creation_time', message: 'must be a real RFC 3339 date-time' });
   }

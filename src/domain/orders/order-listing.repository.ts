@@ -38,39 +38,29 @@ function afterCursor(cursor: KeysetCursor | null): RawBuilder<unknown> {
 const ORDER = sql`ORDER BY o.creation_time DESC, o.order_id DESC`;
 
 /**
- * Reads up to `limit` orders of a scope after the cursor, newest first (creation_time DESC, order_id DESC).
+ * The keyset page query of a scope: `limit` rows after the cursor, newest first (creation_time DESC,
+ * order_id DESC), each with `cols`; `outer` picks the merged columns of the member scope (which adds
+ * creation_time to `cols`).
  * Every branch has organization_id in its WHERE clause: nothing of another organization, whatever the scope.
  */
-export async function fetchOrderPage(
-  db: Executor,
-  scope: OrderScope,
-  cursor: KeysetCursor | null,
-  limit: number,
-  preview: boolean,
-): Promise<OrderPageRow[]> {
-  const cols = columns(preview);
+function pageQuery<Row>(scope: OrderScope, cols: RawBuilder<unknown>, outer: RawBuilder<unknown>, cursor: KeysetCursor | null, limit: number): RawBuilder<Row> {
   const after = afterCursor(cursor);
   const org = sql`o.organization_id = ${scope.organizationId}::uuid`;
-  let query: RawBuilder<OrderPageRow>;
   switch (scope.kind) {
     case 'organization':
-      query = sql`SELECT ${cols} FROM orders o WHERE ${org} AND ${after} ${ORDER} LIMIT ${limit}`;
-      break;
+      return sql`SELECT ${cols} FROM orders o WHERE ${org} AND ${after} ${ORDER} LIMIT ${limit}`;
     case 'personal-all':
-      query = sql`SELECT ${cols} FROM orders o WHERE ${org} AND o.project_id IS NULL AND ${after} ${ORDER} LIMIT ${limit}`;
-      break;
+      return sql`SELECT ${cols} FROM orders o WHERE ${org} AND o.project_id IS NULL AND ${after} ${ORDER} LIMIT ${limit}`;
     case 'owner':
-      query = sql`SELECT ${cols} FROM orders o
+      return sql`SELECT ${cols} FROM orders o
         WHERE ${org} AND o.project_id IS NULL AND o.owner_key = ${scope.ownerKey}::text AND ${after} ${ORDER} LIMIT ${limit}`;
-      break;
     case 'project':
-      query = sql`SELECT ${cols} FROM orders o
+      return sql`SELECT ${cols} FROM orders o
         WHERE o.project_id = ${scope.projectId}::uuid AND ${org} AND ${after} ${ORDER} LIMIT ${limit}`;
-      break;
     case 'member':
       // One short index scan per visible project and one for the caller's personal orders, merged: the cost
       // follows the page size, not the size of the organization.
-      query = sql`SELECT u.order_id, u.project_id, u.creation_micros, u.asset_preview_key, u.layers, u.body FROM (
+      return sql`SELECT ${outer} FROM (
           SELECT x.* FROM unnest(${`{${scope.projectIds.join(',')}}`}::uuid[]) AS p(id)
           CROSS JOIN LATERAL (
             SELECT ${cols}, o.creation_time FROM orders o
@@ -79,9 +69,83 @@ export async function fetchOrderPage(
           (SELECT ${cols}, o.creation_time FROM orders o
             WHERE ${org} AND o.project_id IS NULL AND o.owner_key = ${scope.ownerKey}::text AND ${after} ${ORDER} LIMIT ${limit})
         ) u ORDER BY u.creation_time DESC, u.order_id COLLATE "C" DESC LIMIT ${limit}`;
-      break;
   }
-  return (await query.execute(db)).rows;
+}
+
+/** Reads up to `limit` orders of a scope after the cursor, newest first (creation_time DESC, order_id DESC). */
+export async function fetchOrderPage(
+  db: Executor,
+  scope: OrderScope,
+  cursor: KeysetCursor | null,
+  limit: number,
+  preview: boolean,
+): Promise<OrderPageRow[]> {
+  const outer = sql`u.order_id, u.project_id, u.creation_micros, u.asset_preview_key, u.layers, u.body`;
+  return (await pageQuery<OrderPageRow>(scope, columns(preview), outer, cursor, limit).execute(db)).rows;
+}
+
+/** A project as the page shows it, serialized once: `project` of an Order, `project_name` of an OrderPreview. */
+export interface ProjectJson {
+  id: string;
+  /** JSON text of the Order's `project` field. */
+  project: string;
+  /** JSON text of the OrderPreview's `project_name` field. */
+  name: string;
+}
+
+export interface OrderPageJson {
+  /** Rows read (up to `limit`; one more than the page says another page exists). */
+  rows: number;
+  /** The page's items, comma-separated JSON objects with presign marks in place of URLs. */
+  items: string;
+  /** Keyset position of the page's last item, when the page is full. */
+  lastMicros: string | null;
+  lastOrderId: string | null;
+}
+
+/**
+ * A key as a presign mark, or JSON null. The mark is chr(1), the key as a JSON string, chr(2) (layers:
+ * chr(3), the stored layers as JSON, chr(4)): raw control characters never occur in JSON text (inside
+ * strings they are escaped), so a stored document cannot forge one; the service swaps each mark for the
+ * presigned URL (layers: the layers_info array), applying the organization's key rule as for rows.
+ */
+const presignMark = (key: RawBuilder<unknown>) => sql`CASE WHEN ${key} IS NULL THEN 'null' ELSE chr(1) || to_json(${key})::text || chr(2) END`;
+
+/**
+ * The page's items assembled by PostgreSQL from the stored documents: each document's closing brace is
+ * replaced by the per-response fields, exactly as order-response.ts splices them (to_json escapes text the
+ * way JSON.stringify does), and the items are joined in keyset order into one text value, so the driver
+ * hands over one string instead of 201 rows. Presigned URLs cannot be computed here (the key stays out of
+ * the database session): their keys come back as presign marks.
+ *
+ * @param limit the page size; limit + 1 rows are read so `rows` says whether another page exists.
+ */
+export async function fetchOrderPageJson(
+  db: Executor,
+  scope: OrderScope,
+  cursor: KeysetCursor | null,
+  limit: number,
+  preview: boolean,
+  projects: ProjectJson[],
+): Promise<OrderPageJson> {
+  // The caller's visible projects, id -> JSON text of the field: an order of any other project shows null.
+  const shown = JSON.stringify(Object.fromEntries(projects.map((p) => [p.id, preview ? p.name : p.project])));
+  const projectOf = sql`(${shown}::jsonb ->> o.project_id::text)`;
+  const open = sql`left(rtrim(${sql.raw(preview ? 'o.preview_doc' : 'o.doc')}::text), -1)`;
+  const item = preview
+    ? sql`${open} || ',"asset_preview_url":' || ${presignMark(sql`o.asset_preview_key`)} || ',"project_name":' || coalesce(${projectOf}, 'null') || '}'`
+    : sql`${open} || ',"project":' || coalesce(${projectOf}, 'null') || ',"asset_preview_url":' || ${presignMark(sql`o.asset_preview_key`)}
+        || ',"layers_info":' || CASE WHEN jsonb_array_length(o.layers) = 0 THEN '[]' ELSE chr(3) || o.layers::text || chr(4) END || '}'`;
+  const cols = sql`o.order_id, o.creation_time AS sort_time,
+    ((extract(epoch FROM o.creation_time) * 1000000)::bigint)::text AS creation_micros, ${item} AS item`;
+  const page = pageQuery(scope, cols, sql`u.order_id, u.sort_time, u.creation_micros, u.item`, cursor, limit + 1);
+  const result = await sql<OrderPageJson>`
+    SELECT count(*)::int AS rows,
+      coalesce(string_agg(x.item, ',' ORDER BY x.rn) FILTER (WHERE x.rn <= ${limit}), '') AS items,
+      min(x.creation_micros) FILTER (WHERE x.rn = ${limit}) AS "lastMicros",
+      min(x.order_id) FILTER (WHERE x.rn = ${limit}) AS "lastOrderId"
+    FROM (SELECT page.*, row_number() OVER (ORDER BY page.sort_time DESC, page.order_id COLLATE "C" DESC) AS rn FROM (${page}) page) x`.execute(db);
+  return result.rows[0]!;
 }
 
 /** order_stats of a scope, summed from order_counters (never by counting orders). */
@@ -132,6 +196,8 @@ export interface SingleOrderRow extends OrderPageRow {
 
 /** One order by id within an organization (visibility is checked by the caller). */
 export async function findOrderRow(db: Executor, organizationId: string, orderId: string): Promise<SingleOrderRow | undefined> {
+  // PostgreSQL text cannot hold NUL, so no stored order id contains one: unknown, not a database error.
+  if (orderId.includes('\u0000')) return undefined;
   const result = await sql<SingleOrderRow>`
     SELECT ${columns(false)}, o.organization_id::text AS organization_id, o.owner_key
     FROM orders o WHERE o.order_id = ${orderId}::text AND o.organization_id = ${organizationId}::uuid`.execute(db);

@@ -39,6 +39,11 @@ export function renderOrdersResponse(listing: OrderListing): string {
       })
       .join(',');
   }
+  return wrapOrderItems(listing, items);
+}
+
+/** The GetOrdersResponse around its items (comma-separated JSON objects, already rendered). */
+export function wrapOrderItems(listing: Omit<OrderListing, 'orders'>, items: string): string {
   const head = `{"order_stats":${JSON.stringify(listing.stats)},"project_names":${JSON.stringify(listing.projectNames)},"next_page_token":${JSON.stringify(listing.nextPageToken)}`;
   return listing.preview ? `${head},"orders":null,"order_previews":[${items}]}` : `${head},"orders":[${items}],"order_previews":null}`;
 }

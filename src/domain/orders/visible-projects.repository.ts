@@ -1,5 +1,6 @@
-/** The projects a caller sees, with the caller's role in each (DECISIONS.md 2). */
+/** The projects a caller sees, with the caller's role in each (docs/decisions.md, identity and access). */
 import { sql } from 'kysely';
+import type { ProjectRoleValue } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import type { Principal } from '../principal.js';
 
@@ -8,7 +9,7 @@ export interface VisibleProject {
   id: string;
   name: string;
   /** The explicit membership role, else `admin` for an organization administrator. */
-  userRole: string;
+  userRole: ProjectRoleValue;
 }
 
 /** An administrator sees every project of the organization; anyone else the projects they are a member of. */

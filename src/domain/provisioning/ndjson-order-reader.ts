@@ -33,7 +33,7 @@ function problemOf(value: unknown, projectIds: ReadonlySet<string>, organization
   const schemaProblem = validator.check(value);
   if (schemaProblem) return schemaProblem;
   const order = value as OrderInputT;
-  const rule = checkOrderRules(order)[0];
+  const rule = checkOrderRules(order, organizationId)[0];
   if (rule) return rule;
   if (order.project_id && !projectIds.has(order.project_id.toLowerCase())) {
     return { path: 'project_id', message: `no project with this id in organization ${organizationId}` };

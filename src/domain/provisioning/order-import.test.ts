@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
-import { databaseTargets } from '../../../test/helpers/database.js';
+import { describeOnEachDatabase } from '../../../test/helpers/database.js';
 import { temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
-import type { DatabaseHandle } from '../../storage/database.js';
 import { buildDemoSeed, DEMO_ORGANIZATIONS, DEMO_PRIMARY, writeNdjsonOrders } from '../demo/index.js';
 import { recountOrderCounters } from '../orders/order.repository.js';
 import { copyField, copyRow } from './copy-text.js';
@@ -43,113 +42,109 @@ describe('COPY text encoding', () => {
   });
 });
 
-for (const target of databaseTargets()) {
-  describe(`NDJSON order import on ${target.name}`, () => {
-    let handle: DatabaseHandle;
-    const orderCount = async () => Number((await handle.db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    const counterSum = async () =>
-      Number((await handle.db.selectFrom('order_counters').select((eb) => eb.fn.sum<number>('order_count').as('n')).executeTakeFirstOrThrow()).n ?? 0);
+describeOnEachDatabase('NDJSON order import', (getDb) => {
+  const orderCount = async () => Number((await getDb().db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const counterSum = async () =>
+    Number((await getDb().db.selectFrom('order_counters').select((eb) => eb.fn.sum<number>('order_count').as('n')).executeTakeFirstOrThrow()).n ?? 0);
 
-    before(async () => {
-      handle = await target.open();
-      await loadSeed(handle.db, temporaryObjectStorage().storage, buildDemoSeed());
-    });
-    after(() => handle.close());
-
-    it('imports a generated file with exact counters, and refuses to import it again', async () => {
-      const before = await orderCount();
-      const lines = await generatedLines(2500);
-      const progress: number[] = [];
-      const report = await importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines), progressEvery: 1000, onProgress: (p) => progress.push(p.orders) });
-      assert.equal(report.orders, 2500);
-      assert.deepEqual(progress, [1000, 2000, 2500]);
-      assert.equal(await orderCount(), before + 2500);
-      assert.equal(await counterSum(), before + 2500);
-      assert.deepEqual(await recountOrderCounters(handle.db, true), [], 'order_counters equal a recount');
-      const stored = await handle.db.selectFrom('orders').select(['organization_id', 'doc']).where('order_id', '=', JSON.parse(lines[42]!).order_id).executeTakeFirstOrThrow();
-      assert.equal(stored.organization_id, DEMO_PRIMARY.id);
-      assert.equal(JSON.parse(stored.doc).order_title, JSON.parse(lines[42]!).order_title);
-      // Import only adds: the same file again is refused as a whole, naming the first order id.
-      await expectImportError(
-        importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines) }),
-        new RegExp(`^line 1: order_id: duplicate order id "${JSON.parse(lines[0]!).order_id}": it already exists in this organization`),
-      );
-      assert.equal(await orderCount(), before + 2500);
-      assert.deepEqual(await recountOrderCounters(handle.db, true), []);
-    });
-
-    it('stops at a bad line in the middle, names its line and field, and writes nothing', async () => {
-      const before = await orderCount();
-      const lines = await generatedLines(1200, 8);
-      const bad = JSON.parse(lines[700]!);
-      bad.order_state = 'Done';
-      lines[700] = JSON.stringify(bad);
-      await expectImportError(
-        importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines) }),
-        /^line 701: order_state: must be one of "In Progress", "Human Certified", "Action Required", "Reviewed", "Failed", "Unsupported File"$/,
-      );
-      lines[700] = '{"order_id": ';
-      await expectImportError(importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines) }), /^line 701: not valid JSON/);
-      const missing = JSON.parse(lines[3]!);
-      delete missing.email;
-      await expectImportError(importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input([lines[0]!, '', JSON.stringify(missing)]) }), /^line 3: email: is required$/);
-      assert.equal(await orderCount(), before);
-    });
-
-    it('refuses a duplicate order id within the file, naming it and its line', async () => {
-      const before = await orderCount();
-      // Large enough to span several COPY chunks, so the server's refusal arrives mid-stream.
-      const lines = await generatedLines(3000, 9);
-      lines.splice(2800, 0, lines[10]!);
-      await expectImportError(
-        importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines) }),
-        new RegExp(`^line 2801: order_id: duplicate order id "${JSON.parse(lines[10]!).order_id}": it appears earlier in the file; nothing was imported$`),
-      );
-      assert.equal(await orderCount(), before);
-      assert.deepEqual(await recountOrderCounters(handle.db, true), []);
-      // The same in COPY segments of 700 rows: the duplicate sits in the fifth segment, its line still exact.
-      await expectImportError(
-        importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines), rowsPerCopy: 700 }),
-        new RegExp(`^line 2801: order_id: duplicate order id "${JSON.parse(lines[10]!).order_id}": it appears earlier in the file; nothing was imported$`),
-      );
-      assert.equal(await orderCount(), before, 'segments that completed before the failure are rolled back too');
-      assert.deepEqual(await recountOrderCounters(handle.db, true), []);
-    });
-
-    it('imports in several COPY segments with the same rows and exact counters', async () => {
-      const before = await orderCount();
-      const lines = await generatedLines(1000, 11);
-      const report = await importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines), rowsPerCopy: 300 });
-      assert.equal(report.orders, 1000);
-      assert.equal(await orderCount(), before + 1000);
-      assert.equal(await counterSum(), before + 1000);
-      assert.deepEqual(await recountOrderCounters(handle.db, true), [], 'order_counters equal a recount');
-    });
-
-    it("refuses another organization's project id and an unknown organization", async () => {
-      const before = await orderCount();
-      const other = DEMO_ORGANIZATIONS[1]!;
-      const lines = await generatedLines(50, 10);
-      const foreign = JSON.parse(lines[20]!);
-      foreign.project_id = other.projects[0]!.id;
-      lines[20] = JSON.stringify(foreign);
-      await expectImportError(
-        importOrders(handle, { organizationId: DEMO_PRIMARY.id, input: input(lines) }),
-        new RegExp(`^line 21: project_id: no project with this id in organization ${DEMO_PRIMARY.id}$`),
-      );
-      await expectImportError(importOrders(handle, { organizationId: '99999999-0000-4000-8000-000000000000', input: input(lines) }), /^no organization with id 99999999-0000-4000-8000-000000000000$/);
-      await expectImportError(importOrders(handle, { organizationId: 'acme', input: input(lines) }), /must be a UUID/);
-      assert.equal(await orderCount(), before);
-    });
-
-    it("refuses an order id that belongs to another organization", async () => {
-      const other = DEMO_ORGANIZATIONS[1]!;
-      const taken = buildDemoSeed().organizations[0]!.orders![0]!;
-      const order = { ...taken, project_id: null };
-      await expectImportError(
-        importOrders(handle, { organizationId: other.id, input: input([JSON.stringify(order)]) }),
-        new RegExp(`^line 1: order_id: duplicate order id "${taken.order_id}": it already belongs to another organization`),
-      );
-    });
+  before(async () => {
+    await loadSeed(getDb().db, temporaryObjectStorage().storage, buildDemoSeed());
   });
-}
+
+  it('imports a generated file with exact counters, and refuses to import it again', async () => {
+    const before = await orderCount();
+    const lines = await generatedLines(2500);
+    const progress: number[] = [];
+    const report = await importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines), progressEvery: 1000, onProgress: (p) => progress.push(p.orders) });
+    assert.equal(report.orders, 2500);
+    assert.deepEqual(progress, [1000, 2000, 2500]);
+    assert.equal(await orderCount(), before + 2500);
+    assert.equal(await counterSum(), before + 2500);
+    assert.deepEqual(await recountOrderCounters(getDb().db, true), [], 'order_counters equal a recount');
+    const stored = await getDb().db.selectFrom('orders').select(['organization_id', 'doc']).where('order_id', '=', JSON.parse(lines[42]!).order_id).executeTakeFirstOrThrow();
+    assert.equal(stored.organization_id, DEMO_PRIMARY.id);
+    assert.equal(JSON.parse(stored.doc).order_title, JSON.parse(lines[42]!).order_title);
+    // Import only adds: the same file again is refused as a whole, naming the first order id.
+    await expectImportError(
+      importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines) }),
+      new RegExp(`^line 1: order_id: duplicate order id "${JSON.parse(lines[0]!).order_id}": it already exists in this organization`),
+    );
+    assert.equal(await orderCount(), before + 2500);
+    assert.deepEqual(await recountOrderCounters(getDb().db, true), []);
+  });
+
+  it('stops at a bad line in the middle, names its line and field, and writes nothing', async () => {
+    const before = await orderCount();
+    const lines = await generatedLines(1200, 8);
+    const bad = JSON.parse(lines[700]!);
+    bad.order_state = 'Done';
+    lines[700] = JSON.stringify(bad);
+    await expectImportError(
+      importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines) }),
+      /^line 701: order_state: must be one of "In Progress", "Human Certified", "Action Required", "Reviewed", "Failed", "Unsupported File"$/,
+    );
+    lines[700] = '{"order_id": ';
+    await expectImportError(importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines) }), /^line 701: not valid JSON/);
+    const missing = JSON.parse(lines[3]!);
+    delete missing.email;
+    await expectImportError(importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input([lines[0]!, '', JSON.stringify(missing)]) }), /^line 3: email: is required$/);
+    assert.equal(await orderCount(), before);
+  });
+
+  it('refuses a duplicate order id within the file, naming it and its line', async () => {
+    const before = await orderCount();
+    // Large enough to span several COPY chunks, so the server's refusal arrives mid-stream.
+    const lines = await generatedLines(3000, 9);
+    lines.splice(2800, 0, lines[10]!);
+    await expectImportError(
+      importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines) }),
+      new RegExp(`^line 2801: order_id: duplicate order id "${JSON.parse(lines[10]!).order_id}": it appears earlier in the file; nothing was imported$`),
+    );
+    assert.equal(await orderCount(), before);
+    assert.deepEqual(await recountOrderCounters(getDb().db, true), []);
+    // The same in COPY segments of 700 rows: the duplicate sits in the fifth segment, its line still exact.
+    await expectImportError(
+      importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines), rowsPerCopy: 700 }),
+      new RegExp(`^line 2801: order_id: duplicate order id "${JSON.parse(lines[10]!).order_id}": it appears earlier in the file; nothing was imported$`),
+    );
+    assert.equal(await orderCount(), before, 'segments that completed before the failure are rolled back too');
+    assert.deepEqual(await recountOrderCounters(getDb().db, true), []);
+  });
+
+  it('imports in several COPY segments with the same rows and exact counters', async () => {
+    const before = await orderCount();
+    const lines = await generatedLines(1000, 11);
+    const report = await importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines), rowsPerCopy: 300 });
+    assert.equal(report.orders, 1000);
+    assert.equal(await orderCount(), before + 1000);
+    assert.equal(await counterSum(), before + 1000);
+    assert.deepEqual(await recountOrderCounters(getDb().db, true), [], 'order_counters equal a recount');
+  });
+
+  it("refuses another organization's project id and an unknown organization", async () => {
+    const before = await orderCount();
+    const other = DEMO_ORGANIZATIONS[1]!;
+    const lines = await generatedLines(50, 10);
+    const foreign = JSON.parse(lines[20]!);
+    foreign.project_id = other.projects[0]!.id;
+    lines[20] = JSON.stringify(foreign);
+    await expectImportError(
+      importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines) }),
+      new RegExp(`^line 21: project_id: no project with this id in organization ${DEMO_PRIMARY.id}$`),
+    );
+    await expectImportError(importOrders(getDb(), { organizationId: '99999999-0000-4000-8000-000000000000', input: input(lines) }), /^no organization with id 99999999-0000-4000-8000-000000000000$/);
+    await expectImportError(importOrders(getDb(), { organizationId: 'acme', input: input(lines) }), /must be a UUID/);
+    assert.equal(await orderCount(), before);
+  });
+
+  it("refuses an order id that belongs to another organization", async () => {
+    const other = DEMO_ORGANIZATIONS[1]!;
+    const taken = buildDemoSeed().organizations[0]!.orders![0]!;
+    // Without the other organization's object keys, which are refused on their own (object-keys.test.ts).
+    const order = { ...taken, project_id: null, asset_preview_key: null, layers: [] };
+    await expectImportError(
+      importOrders(getDb(), { organizationId: other.id, input: input([JSON.stringify(order)]) }),
+      new RegExp(`^line 1: order_id: duplicate order id "${taken.order_id}": it already belongs to another organization`),
+    );
+  });
+});

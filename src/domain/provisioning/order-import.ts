@@ -142,7 +142,8 @@ export async function importOrders(handle: DatabaseHandle, options: ImportOption
     inputState.check();
   })();
 
-  if (handle.pgPool) await copyImport(handle, organizationId, rows, tick, options.rowsPerCopy ?? ROWS_PER_COPY);
+  // COPY FROM STDIN needs a PostgreSQL server; embedded PGlite (also through `serve`'s socket) takes INSERTs.
+  if (handle.pgPool && handle.kind === 'postgres') await copyImport(handle, organizationId, rows, tick, options.rowsPerCopy ?? ROWS_PER_COPY);
   else await batchImport(handle, organizationId, rows, tick);
 
   const seconds = elapsed();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { databaseTargets } from '../../../test/helpers/database.js';
+import { describeOnEachDatabase } from '../../../test/helpers/database.js';
 import { ACME, ACME_ORDER_COUNT, GLOBEX_ORDER_COUNT, USERS, loadStandardFixture, standardSeedDocument, temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
 import type { DatabaseHandle } from '../../storage/database.js';
 import { verifyPassword } from '../users/password.js';
@@ -45,7 +45,7 @@ describe('seed document validation', () => {
     const wrongType = standardSeedDocument() as unknown as { organizations: Array<{ orders: Array<Record<string, unknown>> }> };
     wrongType.organizations[0]!.orders[3]!.confidence = '0.5';
     expectSeedError(() => validateSeedDocument(wrongType), 'organizations[0].orders[3].confidence', /must be a number/);
-    expectSeedError(() => validateSeedDocument([]), '', /must be an object/);
+    expectSeedError(() => validateSeedDocument([]), '', /^expected a JSON object \{"organizations": \[\.\.\.\], "objects": \[\.\.\.\]\} \(see docs\/seed-format\.md\), got an array$/);
   });
 
   it('refuses duplicates and broken review rules', () => {
@@ -62,74 +62,70 @@ describe('seed document validation', () => {
   });
 });
 
-for (const target of databaseTargets()) {
-  describe(`seed loading on ${target.name}`, () => {
-    let handle: DatabaseHandle;
-    before(async () => {
-      handle = await target.open();
-    });
-    after(() => handle.close());
+describeOnEachDatabase('seed loading', (getDb) => {
 
-    it('loads the standard fixture, and loading it again changes nothing', async () => {
-      const { storage } = temporaryObjectStorage();
-      const first = await loadSeed(handle.db, storage, standardSeedDocument());
-      assert.equal(first.orders, ACME_ORDER_COUNT + GLOBEX_ORDER_COUNT);
-      assert.ok(first.changed > 0);
-      const before = await snapshot(handle);
-      const second = await loadSeed(handle.db, storage, standardSeedDocument());
-      assert.equal(second.changed, 0);
-      assert.equal(await snapshot(handle), before);
+  it('loads the standard fixture, and loading it again changes nothing', async () => {
+    const { storage } = temporaryObjectStorage();
+    const first = await loadSeed(getDb().db, storage, standardSeedDocument());
+    assert.equal(first.orders, ACME_ORDER_COUNT + GLOBEX_ORDER_COUNT);
+    assert.ok(first.changed > 0);
+    const before = await snapshot(getDb());
+    const second = await loadSeed(getDb().db, storage, standardSeedDocument());
+    assert.equal(second.changed, 0);
+    assert.equal(await snapshot(getDb()), before);
 
-      const counters = await handle.db.selectFrom('order_counters').select((eb) => eb.fn.sum<number>('order_count').as('n')).where('organization_id', '=', ACME.id).executeTakeFirstOrThrow();
-      assert.equal(Number(counters.n), ACME_ORDER_COUNT);
-      const admin = await handle.db.selectFrom('users').selectAll().where('email_key', '=', USERS.admin.email).executeTakeFirstOrThrow();
-      assert.equal(await verifyPassword(USERS.admin.password, admin.password_hash), true);
-      const client = await handle.db.selectFrom('api_clients').selectAll().where('client_id', '=', USERS.viewer.clientId).executeTakeFirstOrThrow();
-      assert.equal(verifyClientSecret(USERS.viewer.clientSecret, client.secret_hash), true);
-      assert.notEqual(client.secret_hash, USERS.viewer.clientSecret);
-      const object = await storage.get('previews/acme-0.png');
-      assert.equal(object?.contentType, 'image/png');
-      object?.body.destroy();
-    });
-
-    it('writes nothing when a record fails in the database phase', async () => {
-      const before = await snapshot(handle);
-      const { storage } = temporaryObjectStorage();
-      const doc = standardSeedDocument();
-      doc.organizations[0]!.name = 'Renamed';
-      doc.organizations[0]!.orders![7]!.project_id = '99999999-0000-4000-8000-000000000000';
-      await assert.rejects(loadSeed(handle.db, storage, doc), (err: unknown) => {
-        assert.ok(err instanceof SeedError);
-        assert.equal(err.problem.path, 'organizations[0].orders[7].project_id');
-        return true;
-      });
-      assert.equal(await snapshot(handle), before);
-      assert.equal(await storage.exists('previews/acme-0.png'), false, 'objects written before the failure are removed');
-    });
-
-    it('refuses a user or order that belongs to another organization', async () => {
-      const doc = standardSeedDocument();
-      doc.organizations = [doc.organizations[1]!];
-      doc.organizations[0]!.users!.push({ email: USERS.viewer.email.toUpperCase(), username: 'Thief' });
-      await assert.rejects(loadSeed(handle.db, temporaryObjectStorage().storage, doc), /organizations\[0\]\.users\[1\]\.email: already belongs to a user of another organization/);
-      const stolen = standardSeedDocument();
-      stolen.organizations = [{ ...stolen.organizations[1]!, orders: [{ ...stolen.organizations[0]!.orders![0]!, project_id: null }] }];
-      await assert.rejects(loadSeed(handle.db, temporaryObjectStorage().storage, stolen), /organizations\[0\]\.orders\[0\]\.order_id: already belongs to another organization/);
-    });
-
-    it('keeps order_counters equal to a recount after the fixture and an update', async () => {
-      await loadStandardFixture(handle);
-      const doc = standardSeedDocument();
-      doc.organizations[0]!.orders![1]!.order_state = 'Failed';
-      doc.organizations[0]!.orders![2]!.project_id = null;
-      await loadSeed(handle.db, temporaryObjectStorage().storage, doc);
-      const drift = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM (
-          SELECT organization_id, CASE WHEN project_id IS NULL THEN 'personal:' || owner_key ELSE 'project:' || project_id::text END AS scope_key, order_state, count(*) AS c
-          FROM orders GROUP BY 1, 2, 3) a
-        FULL JOIN (SELECT * FROM order_counters WHERE order_count <> 0) c USING (organization_id, scope_key, order_state)
-        WHERE a.c IS DISTINCT FROM c.order_count`.execute(handle.db);
-      assert.equal(drift.rows[0]!.n, 0);
-    });
+    const counters = await getDb().db.selectFrom('order_counters').select((eb) => eb.fn.sum<number>('order_count').as('n')).where('organization_id', '=', ACME.id).executeTakeFirstOrThrow();
+    assert.equal(Number(counters.n), ACME_ORDER_COUNT);
+    const admin = await getDb().db.selectFrom('users').selectAll().where('email_key', '=', USERS.admin.email).executeTakeFirstOrThrow();
+    assert.equal(await verifyPassword(USERS.admin.password, admin.password_hash), true);
+    const client = await getDb().db.selectFrom('api_clients').selectAll().where('client_id', '=', USERS.viewer.clientId).executeTakeFirstOrThrow();
+    assert.equal(verifyClientSecret(USERS.viewer.clientSecret, client.secret_hash), true);
+    assert.notEqual(client.secret_hash, USERS.viewer.clientSecret);
+    const object = await storage.get(`orgs/${ACME.id}/previews/acme-0.png`);
+    assert.equal(object?.contentType, 'image/png');
+    object?.body.destroy();
   });
-}
+
+  it('writes nothing when a record fails in the database phase', async () => {
+    const before = await snapshot(getDb());
+    const { storage } = temporaryObjectStorage();
+    const doc = standardSeedDocument();
+    doc.organizations[0]!.name = 'Renamed';
+    doc.organizations[0]!.orders![7]!.project_id = '99999999-0000-4000-8000-000000000000';
+    await assert.rejects(loadSeed(getDb().db, storage, doc), (err: unknown) => {
+      assert.ok(err instanceof SeedError);
+      assert.equal(err.problem.path, 'organizations[0].orders[7].project_id');
+      return true;
+    });
+    assert.equal(await snapshot(getDb()), before);
+    assert.equal(await storage.exists(`orgs/${ACME.id}/previews/acme-0.png`), false, 'objects written before the failure are removed');
+  });
+
+  it('refuses a user or order that belongs to another organization', async () => {
+    const doc = standardSeedDocument();
+    doc.organizations = [doc.organizations[1]!];
+    // Acme's objects and keys would be refused first (they are outside Globex's prefix).
+    doc.objects = [];
+    doc.organizations[0]!.users!.push({ email: USERS.viewer.email.toUpperCase(), username: 'Thief' });
+    await assert.rejects(loadSeed(getDb().db, temporaryObjectStorage().storage, doc), /organizations\[0\]\.users\[1\]\.email: already belongs to a user of another organization/);
+    const stolen = standardSeedDocument();
+    stolen.objects = [];
+    stolen.organizations = [{ ...stolen.organizations[1]!, orders: [{ ...stolen.organizations[0]!.orders![0]!, project_id: null, asset_preview_key: null, layers: [] }] }];
+    await assert.rejects(loadSeed(getDb().db, temporaryObjectStorage().storage, stolen), /organizations\[0\]\.orders\[0\]\.order_id: already belongs to another organization/);
+  });
+
+  it('keeps order_counters equal to a recount after the fixture and an update', async () => {
+    await loadStandardFixture(getDb());
+    const doc = standardSeedDocument();
+    doc.organizations[0]!.orders![1]!.order_state = 'Failed';
+    doc.organizations[0]!.orders![2]!.project_id = null;
+    await loadSeed(getDb().db, temporaryObjectStorage().storage, doc);
+    const drift = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM (
+        SELECT organization_id, CASE WHEN project_id IS NULL THEN 'personal:' || owner_key ELSE 'project:' || project_id::text END AS scope_key, order_state, count(*) AS c
+        FROM orders GROUP BY 1, 2, 3) a
+      FULL JOIN (SELECT * FROM order_counters WHERE order_count <> 0) c USING (organization_id, scope_key, order_state)
+      WHERE a.c IS DISTINCT FROM c.order_count`.execute(getDb().db);
+    assert.equal(drift.rows[0]!.n, 0);
+  });
+});

@@ -1,12 +1,13 @@
 /**
  * `certdesk seed FILE`: loads organizations, users, projects, API clients, orders and objects from one JSON
- * document (DECISIONS.md 6). The whole document is validated before anything is written, then written in
+ * document (docs/seed-format.md). The whole document is validated before anything is written, then written in
  * one transaction: a bad file changes nothing and the error names the offending path. Records are upserted
  * by their ids, so loading the same file twice changes nothing the second time.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import type { Db, Executor } from '../../storage/database.js';
+import { isKeyOfOrganization } from '../../storage/object-storage/object-key.js';
 import type { ObjectStorage } from '../../storage/object-storage/object-storage.js';
 import { upsertProvisionedClient } from '../api-clients/api-client-provisioning.repository.js';
 import { SCOPES } from '../../contract/schemas.js';
@@ -45,6 +46,10 @@ function fail(path: string, message: string): never {
 
 /** Schema validation plus the rules across records that need no database. */
 export function validateSeedDocument(value: unknown): SeedDocumentT {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+    fail('', `expected a JSON object {"organizations": [...], "objects": [...]} (see docs/seed-format.md), got ${got}`);
+  }
   const problem = validator.check(value);
   if (problem) throw new SeedError(problem);
   const doc = value as SeedDocumentT;
@@ -76,14 +81,19 @@ export function validateSeedDocument(value: unknown): SeedDocumentT {
     (org.orders ?? []).forEach((o, j) => {
       const path = joinPath(joinPath(orgPath, 'orders'), j);
       unique(orderIds, o.order_id, joinPath(path, 'order_id'), 'order_id');
-      const violation = checkOrderRules(o)[0];
-      if (violation) fail(joinPath(path, violation.path), violation.message);
+      const violation = checkOrderRules(o, org.id)[0];
+      // Rule paths are already dotted paths below the order (`layers[0].key`).
+      if (violation) fail(`${path}.${violation.path}`, violation.message);
     });
   });
   const objectKeys = new Map<string, string>();
   (doc.objects ?? []).forEach((o, i) => {
     const path = joinPath(joinPath('objects', i), 'key');
     unique(objectKeys, o.key, path, 'key');
+    // Objects belong to an organization of this file: orgs/<its id>/...
+    if (!doc.organizations.some((org) => isKeyOfOrganization(o.key, org.id))) {
+      fail(path, 'must be under orgs/<organization id>/ of an organization in this file');
+    }
     if (o.content_base64.length % 4 !== 0) fail(joinPath(joinPath('objects', i), 'content_base64'), 'must be base64 (length a multiple of 4)');
   });
   return doc;

@@ -21,6 +21,8 @@ export interface ClientAccessRecord {
 
 /** The client and its user, or undefined when no client has this id. */
 export async function findClientAccess(db: Executor, clientId: string): Promise<ClientAccessRecord | undefined> {
+  // PostgreSQL text cannot hold NUL, so no client has such an id; the query would fail instead (a 500).
+  if (clientId.includes('\u0000')) return undefined;
   const row = await db
     .selectFrom('api_clients as c')
     .leftJoin('users as u', 'u.id', 'c.user_id')

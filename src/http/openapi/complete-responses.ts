@@ -1,7 +1,10 @@
 /**
  * Final touches on the generated document, so every operation tells the whole truth whatever its route
  * declared: FastAPI's response descriptions ("Successful Response", "Validation Error") instead of the
- * generator's "Default Response", and the 401/403 answers of the bearer check on every secured operation.
+ * generator's "Default Response", the 401/403 answers of the bearer check on every secured operation, and
+ * the answers of the HTTP layer itself, which no route declares but every operation can give: 400 for a
+ * malformed URL (bad percent-encoding), 414 for a path parameter longer than the router accepts, 431 for
+ * request headers too large (Node's HTTP parser, no body) and 500 for an unexpected failure.
  */
 const DESCRIPTIONS: Record<string, string> = {
   '200': 'Successful Response',
@@ -13,25 +16,46 @@ const DESCRIPTIONS: Record<string, string> = {
 
 type Json = Record<string, unknown>;
 
+/** The OAuth 2.0 bearer scheme's name (route-docs.ts SECURITY_SCHEME; not imported to keep this module free of TypeBox). */
+const BEARER_SCHEME = 'OAuth2';
+
 const errorDetail = (description: string): Json => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDetail' } } },
 });
 
+/** Shared responses of the HTTP layer, referenced from every operation that can give them. */
+export const TRANSPORT_RESPONSES: Record<string, Json> = {
+  BadRequest: errorDetail('Malformed request: a URL that does not decode (bad percent-encoding), or a malformed header.'),
+  UriTooLong: errorDetail('A path parameter is longer than the router accepts (100 characters).'),
+  RequestHeaderFieldsTooLarge: { description: 'The request headers are too large (answered by the HTTP server, without a body).' },
+  InternalServerError: errorDetail('Unexpected failure; the `X-Request-Id` response header identifies the log line.'),
+};
+
+const ref = (name: keyof typeof TRANSPORT_RESPONSES): Json => ({ $ref: `#/components/responses/${name}` });
+
 /** Rewrites the document's operations in place and returns it. */
 export function completeResponses<T extends Record<string, unknown>>(document: T): T {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
-  for (const operations of Object.values(paths)) {
+  const components = ((document as Json).components ??= {}) as Json;
+  components.responses = { ...((components.responses as Json | undefined) ?? {}), ...TRANSPORT_RESPONSES };
+  for (const [path, operations] of Object.entries(paths)) {
     for (const operation of Object.values(operations)) {
       if (operation === null || typeof operation !== 'object' || !('responses' in operation)) continue;
       const responses = operation.responses as Record<string, Json>;
       for (const [status, response] of Object.entries(responses)) {
         if (response.description === 'Default Response' && DESCRIPTIONS[status]) response.description = DESCRIPTIONS[status];
       }
-      if (Array.isArray(operation.security) && operation.security.length > 0) {
+      // Bearer-protected operations (not the token endpoint, whose client authentication answers RFC 6749 errors).
+      const bearer = Array.isArray(operation.security) && operation.security.some((s) => s !== null && typeof s === 'object' && BEARER_SCHEME in s);
+      if (bearer) {
         responses['401'] ??= errorDetail(DESCRIPTIONS['401']!);
         responses['403'] ??= errorDetail(DESCRIPTIONS['403']!);
       }
+      responses['400'] ??= ref('BadRequest');
+      if (path.includes('{')) responses['414'] ??= ref('UriTooLong');
+      responses['431'] ??= ref('RequestHeaderFieldsTooLarge');
+      responses['500'] ??= ref('InternalServerError');
     }
   }
   return document;

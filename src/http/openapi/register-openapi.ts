@@ -12,6 +12,7 @@ import { hoistNamedSchemas } from './hoist-named-schemas.js';
 import { fastapiOperationId } from './operation-id.js';
 import { completeResponses } from './complete-responses.js';
 import { readSecurity, SECURITY_SCHEME } from './route-docs.js';
+import { CLIENT_BASIC_SCHEME } from '../../oauth/token/token-schema.js';
 
 export const API_TITLE = 'Certificate Orders and Projects Service';
 export const API_VERSION = '1.0.0';
@@ -46,14 +47,28 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       info: {
         title: API_TITLE,
         version: API_VERSION,
+        license: { name: 'Proprietary' },
         description:
           'Certificate orders, projects and organization members. Every operation needs an OAuth 2.0 access token ' +
           '(client credentials) sent as `Authorization: Bearer <token>`. Human-readable messages follow the `lang` ' +
           'header, else `Accept-Language`.',
       },
       servers: [{ url: options.publicBaseUrl }],
+      tags: [
+        { name: 'orders', description: 'Certificate orders: states, analysis results, annotations, previews.' },
+        { name: 'projects', description: 'Projects, their members and detection thresholds.' },
+        { name: 'organizations', description: 'Organization members.' },
+        { name: 'oauth2', description: 'OAuth 2.0 token service (client credentials).' },
+      ],
       components: {
         securitySchemes: {
+          [CLIENT_BASIC_SCHEME]: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              'Client authentication at the token endpoint: client id and secret as HTTP Basic credentials ' +
+              '(`client_secret_basic`). Alternatively send them as `client_id` and `client_secret` form fields.',
+          },
           [SECURITY_SCHEME]: {
             type: 'oauth2',
             description: 'OAuth 2.0 client credentials: exchange the client id and secret for a bearer token.',
@@ -93,8 +108,14 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    staticCSP: true,
-    uiConfig: { docExpansion: 'list', deepLinking: true },
+    // Everything from this origin, nothing from elsewhere (no CDN, no public validator badge). Swagger UI
+    // sets inline styles from its script (SVG icons, collapsing sections), hence 'unsafe-inline' for
+    // styles on these pages only; scripts stay 'self'.
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; " +
+      "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; form-action 'self'",
+    // BaseLayout: the operations without the framework's top bar (its logo and "Explore" box).
+    uiConfig: { docExpansion: 'list', deepLinking: true, layout: 'BaseLayout' },
     theme: { title: API_TITLE },
   });
 

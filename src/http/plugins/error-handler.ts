@@ -2,16 +2,19 @@
  * The API's one error serializer. 422: FastAPI's HTTPValidationError listing every failing parameter.
  * Everything else: `{"detail": "<message>"}` in the caller's language. 4xx errors say what went wrong;
  * anything unexpected is logged with the request id and answers a bare 500 that leaks nothing
- * (the `X-Request-Id` header lets an operator find the log line).
+ * (the `X-Request-Id` header lets an operator find the log line). An unreachable database answers 503
+ * with `Retry-After` and is not logged per request.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import type { MessageKey } from '../../i18n/catalogue.js';
 import { negotiateLanguage } from '../../i18n/negotiate.js';
 import { translate } from '../../i18n/translate.js';
+import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../../storage/database-availability.js';
 import { renderValidationIssues } from '../validation/render.js';
 import { validationIssuesOf } from '../validation/collect-issues.js';
 import type { RouteTable } from './method-not-allowed.js';
+import { BASELINE_SECURITY_HEADERS } from './security-headers.js';
 
 /** The catalogue message of a status when the error brings none of its own. */
 const STATUS_MESSAGES: Readonly<Record<number, MessageKey>> = {
@@ -48,6 +51,11 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteTable): 
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
       return sendDetail(request, reply, error.statusCode, error.messageKey, error.vars);
     }
+    if (isDatabaseUnavailable(error)) {
+      // Logged once per outage by the availability monitor, not once per request.
+      reply.header('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+      return sendDetail(request, reply, 503, 'errors.temporarily_unavailable');
+    }
     const status = statusOf(error);
     if (status < 500) {
       // Framework 4xx (unsupported media type, body too large, malformed JSON): a plain status message.
@@ -83,6 +91,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     .code(status)
     .header('X-Request-Id', request.id)
     .header('Content-Language', lang)
+    .headers(BASELINE_SECURITY_HEADERS)
     .type('application/json; charset=utf-8')
     .send({ detail: translate(lang, status < 500 ? (STATUS_MESSAGES[status] ?? 'errors.bad_request') : 'errors.internal') });
 }

@@ -1,15 +1,27 @@
 /**
- * GET /objects/<key>?expires=…&signature=…: serves previews and layers of the embedded object storage to
- * whoever holds a presigned URL (the URL is the credential, so no bearer token). A signature or expiry that
- * does not hold is 403; a well-signed URL of a missing object is 404. Bytes are streamed, never buffered.
+ * The embedded object storage's presigned URLs (the URL is the credential, so no bearer token):
+ * - GET /objects/<key>?expires=…&signature=…: previews and layers. A signature or expiry that does not
+ *   hold is 403; a well-signed URL of a missing object is 404. Bytes are streamed, never buffered.
+ * - PUT /objects/<key>?expires=…&size=…&signature=…: the bytes of an upload (POST /v1/uploads). The
+ *   Content-Length must equal the signed size, the bytes are counted while streaming to the storage, and
+ *   an object is written once: a second PUT to the same key is refused (412).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
+import { ApiError, ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import { createHmacPresigner } from '../../domain/orders/index.js';
-import { isValidObjectKey, openObjectStorage, type ObjectStorage } from '../../storage/object-storage/index.js';
+import {
+  HmacUploadPresigner,
+  isValidObjectKey,
+  LocalDirectoryStorage,
+  ObjectExistsError,
+  ObjectSizeMismatchError,
+  openObjectStorage,
+  type ObjectStorage,
+} from '../../storage/object-storage/index.js';
 import type { HmacUrlPresigner } from '../../storage/object-storage/presign.js';
+import { SERVER_SECRET, serverSecret } from '../../storage/server-secrets.js';
 
-/** Registers GET /objects/*, reading from `deps.storage` or the configured object storage. */
+/** Registers GET and PUT /objects/*, on `deps.storage` or the configured object storage. */
 export const objectRoutes: FastifyPluginAsync = async (app) => {
   const storage: ObjectStorage = app.deps.storage ?? openObjectStorage(app.deps.config);
   let presigner: Promise<HmacUrlPresigner> | null = null;
@@ -19,6 +31,16 @@ export const objectRoutes: FastifyPluginAsync = async (app) => {
       throw err;
     });
     return presigner;
+  };
+  let uploadSigner: Promise<HmacUploadPresigner> | null = null;
+  const getUploadSigner = () => {
+    uploadSigner ??= serverSecret(app.deps.database.db, SERVER_SECRET.presign)
+      .then((secret) => new HmacUploadPresigner(secret, app.deps.config.publicBaseUrl))
+      .catch((err: unknown) => {
+        uploadSigner = null;
+        throw err;
+      });
+    return uploadSigner;
   };
 
   app.get('/objects/*', { schema: { hide: true } }, async (request, reply) => {
@@ -38,5 +60,32 @@ export const objectRoutes: FastifyPluginAsync = async (app) => {
       .header('Cache-Control', `private, max-age=${maxAge}`)
       .header('X-Content-Type-Options', 'nosniff')
       .send(object.body);
+  });
+
+  // Upload bodies are streamed to the storage as they arrive: no body parser, no body limit here (the
+  // signed size is the limit, enforced by the byte counter).
+  app.register(async (uploads) => {
+    uploads.removeAllContentTypeParsers();
+    uploads.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    uploads.put('/objects/*', { schema: { hide: true } }, async (request, reply) => {
+      const key = (request.params as { '*': string })['*'];
+      const query = request.query as Record<string, unknown>;
+      const check = (await getUploadSigner()).verify(key, query.expires, query.size, query.signature);
+      if (check !== 'ok' || !isValidObjectKey(key) || !(storage instanceof LocalDirectoryStorage)) {
+        throw new ForbiddenError('errors.invalid_signature');
+      }
+      const size = Number(query.size);
+      const declared = request.headers['content-length'];
+      if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) !== size) throw new ForbiddenError('errors.upload_size_mismatch');
+      const contentType = typeof request.headers['content-type'] === 'string' ? request.headers['content-type'] : 'application/octet-stream';
+      try {
+        await storage.putStream(key, request.raw, { contentType, expectedSize: size, ifNoneMatch: true });
+      } catch (err) {
+        if (err instanceof ObjectSizeMismatchError) throw new ForbiddenError('errors.upload_size_mismatch');
+        if (err instanceof ObjectExistsError) throw new ApiError(412, 'errors.upload_already_received');
+        throw err;
+      }
+      return reply.code(200).header('Cache-Control', 'no-store').send({ size });
+    });
   });
 };

@@ -11,10 +11,9 @@ import {
   createOrdersContext,
   DEFAULT_PAGE_LIMIT,
   InvalidPageTokenError,
-  listOrders,
+  listOrdersJson,
   MAX_PAGE_LIMIT,
   OrderScopeNotFoundError,
-  renderOrdersResponse,
   type OrdersContext,
 } from '../../domain/orders/index.js';
 import { requireScope } from '../../oauth/index.js';
@@ -65,9 +64,9 @@ export const orderRoutes: FastifyPluginAsync = async (app) => {
       const { project_id: projectId, preview, page_token: pageToken, limit } = request.query;
       let body: Buffer;
       try {
-        const listing = await listOrders(await ordersContext(), request.principal, { projectId, preview, pageToken, limit });
-        // Encoded once here; a string payload would be scanned once for Content-Length and again to encode.
-        body = Buffer.from(renderOrdersResponse(listing), 'utf8');
+        // The database assembles the page from the stored documents; it is encoded once here (a string payload
+        // would be scanned once for Content-Length and again to encode).
+        body = Buffer.from(await listOrdersJson(await ordersContext(), request.principal, { projectId, preview, pageToken, limit }), 'utf8');
       } catch (err) {
         if (err instanceof InvalidPageTokenError) throw invalidParameter('query', 'page_token', pageToken ?? null, 'validation.invalid_page_token');
         if (err instanceof OrderScopeNotFoundError) throw new NotFoundError('errors.project_not_found');

@@ -38,6 +38,20 @@ function inDeclarationOrder(issues: ValidationIssue[], fields: string[]): Valida
   return issues.map((issue, index) => ({ issue, index })).sort((a, b) => rank(a.issue) - rank(b.issue) || a.index - b.index).map((x) => x.issue);
 }
 
+interface BodySchema {
+  properties?: object;
+  /** Per-content-type schemas (a route taking JSON and multipart bodies). */
+  content?: Record<string, { schema?: { properties?: object } }>;
+}
+
+/** The body schema's properties for the request's content type. */
+function bodyProperties(schema: BodySchema | undefined, request: FastifyRequest): object | undefined {
+  if (!schema) return undefined;
+  if (!schema.content) return schema.properties;
+  const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return schema.content[type]?.schema?.properties;
+}
+
 interface FastifyValidationErrorLike {
   validation?: readonly ErrorObject[];
   validationContext?: string;
@@ -58,8 +72,8 @@ export function validationIssuesOf(error: unknown, request: FastifyRequest): Val
   }
   if (context === 'body') {
     const bodyIssues = error instanceof RequestValidationError ? error.issues : ajvErrorsToIssues(e.validation ?? [], request.body);
-    const bodySchema = (request.routeOptions.schema as { body?: { properties?: object } } | undefined)?.body;
-    return [...collectParameterIssues(request), ...inDeclarationOrder(bodyIssues, Object.keys(bodySchema?.properties ?? {}))];
+    const bodySchema = (request.routeOptions.schema as { body?: BodySchema } | undefined)?.body;
+    return [...collectParameterIssues(request), ...inDeclarationOrder(bodyIssues, Object.keys(bodyProperties(bodySchema, request) ?? {}))];
   }
   return null;
 }

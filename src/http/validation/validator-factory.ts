@@ -14,11 +14,15 @@ import type { ParameterLocation } from './validation-issue.js';
 export const PART_LOCATIONS = { params: 'path', querystring: 'query', headers: 'header' } as const satisfies Record<string, ParameterLocation>;
 export type ParameterPart = keyof typeof PART_LOCATIONS;
 
-/** Ajv options for bodies: Fastify's defaults plus every error at once. */
+/**
+ * Ajv options for JSON bodies: every error at once, scalar coercion like pydantic's lax mode (`"3"` is
+ * accepted for an integer; a lone value is not wrapped into a list), and unknown fields reported (schemas
+ * say `additionalProperties: false`; pydantic's `extra_forbidden`) rather than silently dropped.
+ */
 export const BODY_AJV_OPTIONS: AjvOptions = {
-  coerceTypes: 'array',
+  coerceTypes: true,
   useDefaults: true,
-  removeAdditional: true,
+  removeAdditional: false,
   allErrors: true,
   strict: false,
 };
@@ -51,6 +55,8 @@ export function buildValidatorFactory(externalSchemas: unknown, ajvServerOptions
     if (ajv) return ajv;
     ajv = new Ajv({ ...BODY_AJV_OPTIONS, ...(ajvServerOptions?.customOptions ?? {}) });
     addFormats.default(ajv);
+    // OpenAPI's marker for file parts of multipart bodies (their value is checked by the route).
+    ajv.addFormat('binary', true);
     for (const schema of Object.values((externalSchemas ?? {}) as Record<string, object>)) {
       const id = (schema as { $id?: string }).$id;
       if (!id || !ajv.getSchema(id)) ajv.addSchema(schema, id);

@@ -5,6 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../storage/database.js';
+import { isDatabaseUnavailable } from '../../storage/database-availability.js';
 import { ensureSigningKey, loadKeyRing, type KeyRing } from './signing-keys.js';
 
 export interface KeyStoreOptions {
@@ -44,7 +45,7 @@ export class KeyStore {
     }
     const interval = this.options.refreshIntervalMs ?? 60_000;
     this.timer = setInterval(() => {
-      this.refresh().catch((err: unknown) => log.error({ err }, 'signing key refresh failed; keeping the previous keys'));
+      this.refresh().catch((err: unknown) => this.logRefreshFailure(err, 'signing key refresh failed; keeping the previous keys'));
     }, interval);
     this.timer.unref();
   }
@@ -82,9 +83,18 @@ export class KeyStore {
     try {
       await this.refresh();
     } catch (err) {
-      this.options.log.error({ err }, 'signing key refresh failed');
+      this.logRefreshFailure(err, 'signing key refresh failed');
       return undefined;
     }
     return this.current().verification.get(kid);
+  }
+
+  /**
+   * A refresh that fails because the database cannot be reached is part of an outage, which is logged
+   * once when it starts (http/plugins/database-outage.ts): no stack trace per refresh during it.
+   */
+  private logRefreshFailure(err: unknown, msg: string): void {
+    if (isDatabaseUnavailable(err)) return;
+    this.options.log.error({ err }, msg);
   }
 }

@@ -8,7 +8,7 @@ import { hashClientSecret, verifyClientSecret } from '../../domain/api-clients/c
 import { InvalidClient, InvalidRequest, TooManyFailedAttempts } from '../errors.js';
 import type { ClientAccessCache } from '../client-access-cache.js';
 import { oauthMessages } from '../messages.js';
-import type { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.js';
+import type { FailureLimiter } from '../../rate-limit/index.js';
 import { decodeFormComponent, MalformedFormError, single, type FormParameters } from './form-body.js';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post';
@@ -69,7 +69,7 @@ export function presentedCredentials(authorization: string | undefined, params: 
 
 export interface AuthenticateOptions {
   clients: ClientAccessCache;
-  limiter: AuthFailureLimiter;
+  limiter: FailureLimiter;
   /** Source address of the request (after trusted proxies). */
   address: string;
 }
@@ -77,15 +77,17 @@ export interface AuthenticateOptions {
 /** Checks the presented credentials; returns the active client and its user, or throws. */
 export async function authenticateClient(credentials: PresentedCredentials, options: AuthenticateOptions): Promise<ClientAccessRecord> {
   const basic = credentials.method === 'client_secret_basic';
-  const subject = { clientId: credentials.clientId, address: options.address };
-  const wait = await options.limiter.blockedFor(subject);
-  if (wait > 0) throw new TooManyFailedAttempts(wait);
   const client = await options.clients.get(credentials.clientId);
+  // Known client ids are limited per (client id, address); unknown ones per address (rate-limit/).
+  const attempt = { subject: client ? credentials.clientId : null, address: options.address };
+  const verdict = await options.limiter.check(attempt);
+  if (verdict.blocked) throw new TooManyFailedAttempts(verdict.retryAfterSeconds);
   const secretOk = verifyClientSecret(credentials.clientSecret, client?.secretHash ?? UNKNOWN_CLIENT_HASH);
   if (!client || !secretOk) {
-    await options.limiter.recordFailure(subject);
+    await options.limiter.recordFailure(attempt);
     throw new InvalidClient(oauthMessages.clientAuthFailed, { basic });
   }
+  await options.limiter.recordSuccess(attempt, verdict);
   // The right secret of a revoked client, or of a user who left, is not a guessing attempt: no count.
   if (client.revoked || !client.userIsMember) throw new InvalidClient(oauthMessages.clientAuthFailed, { basic });
   return client;

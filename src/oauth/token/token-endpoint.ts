@@ -15,13 +15,14 @@ import type { OAuthServices } from '../services.js';
 import { authenticateClient, presentedCredentials } from './client-authentication.js';
 import { firstRepeated, MalformedFormError, parseForm, single, type FormParameters } from './form-body.js';
 import { grantScope } from './scope.js';
+import { CLIENT_BASIC_SCHEME, FORM_MEDIA_TYPE, GRANT_TYPES, TOKEN_PARAMETERS, TokenRequestForm, tokenResponses } from './token-schema.js';
 
 export const TOKEN_PATH = '/oauth2/token';
 
-/** The parameters this endpoint understands; others are ignored (RFC 6749 3.2), repeats of these refused. */
-const KNOWN_PARAMETERS = ['grant_type', 'scope', 'client_id', 'client_secret'] as const;
+/** The parameters this endpoint understands (the documented form's fields); repeats of these are refused. */
+const KNOWN_PARAMETERS = TOKEN_PARAMETERS;
 
-const FORM_TYPE = 'application/x-www-form-urlencoded';
+const FORM_TYPE = FORM_MEDIA_TYPE;
 
 /** Raw body marker for anything that is not a form: refused by parseBody with an RFC error. */
 const NOT_A_FORM = Symbol('not a form');
@@ -49,7 +50,7 @@ function rejectDuplicates(params: FormParameters): void {
 function checkGrantType(params: FormParameters): void {
   const grantType = single(params, 'grant_type');
   if (grantType === undefined) throw new InvalidRequest(oauthMessages.grantTypeMissing);
-  if (grantType !== 'client_credentials') throw new UnsupportedGrantType(oauthMessages.grantTypeUnsupported);
+  if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw new UnsupportedGrantType(oauthMessages.grantTypeUnsupported);
 }
 
 export const tokenEndpoint: FastifyPluginAsync<{ services: OAuthServices }> = async (app, { services }) => {
@@ -61,7 +62,29 @@ export const tokenEndpoint: FastifyPluginAsync<{ services: OAuthServices }> = as
   app.addHook('onRequest', async (_request, reply) => noCache(reply));
   app.setErrorHandler((err, request, reply) => sendOAuthError(err, request, reply));
 
-  app.post(TOKEN_PATH, async (request, reply) => {
+  app.post(
+    TOKEN_PATH,
+    {
+      config: { operationName: 'issue_token' },
+      schema: {
+        summary: 'Issue Access Token',
+        description:
+          'OAuth 2.0 client credentials grant (RFC 6749 4.4). The client authenticates with HTTP Basic ' +
+          '(`client_secret_basic`, RFC 6749 2.3.1) or with `client_id` and `client_secret` in the form ' +
+          '(`client_secret_post`), never both. Answers carry `Cache-Control: no-store`. By default ten failed ' +
+          'authentications for a client id or an address within five minutes answer 429 with `Retry-After`.',
+        tags: ['oauth2'],
+        consumes: [FORM_TYPE],
+        body: TokenRequestForm,
+        // HTTP Basic, or no header with the credentials in the form.
+        security: [{ [CLIENT_BASIC_SCHEME]: [] }, {}],
+        response: tokenResponses,
+      },
+      // The form is decoded by this endpoint's strict parser (repeats, empty values, RFC 6749 error
+      // bodies) in the handler's steps below; `body` describes it for the document only.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
     const params = parseBody(request);
     rejectDuplicates(params);
     const client = await authenticateClient(presentedCredentials(request.headers.authorization, params), {
@@ -74,6 +97,7 @@ export const tokenEndpoint: FastifyPluginAsync<{ services: OAuthServices }> = as
     const granted = grantScope(requested, client.scopes);
     const token = await issueAccessToken(services.keys, services.tokens, client.clientId, granted.scopes);
     services.lastUsed.record(client.clientId);
+    request.server.metrics?.recordTokenIssued();
     reply.type('application/json; charset=utf-8');
     return {
       access_token: token.accessToken,
@@ -81,7 +105,8 @@ export const tokenEndpoint: FastifyPluginAsync<{ services: OAuthServices }> = as
       expires_in: token.expiresIn,
       ...(granted.differsFromRequest ? { scope: granted.scopes.join(' ') } : {}),
     };
-  });
+    },
+  );
 
   // Other methods on the token path: 405 with Allow, still no-store.
   app.route({

@@ -3,11 +3,36 @@
  * type. Keys never start a segment with a dot (object-key.ts), so `.meta` and `.tmp` never collide with one.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { isValidObjectKey } from './object-key.js';
-import type { ObjectStorage, StoredObject } from './object-storage.js';
+import {
+  ObjectExistsError,
+  ObjectSizeMismatchError,
+  type ByteRange,
+  type ObjectHead,
+  type ObjectStorage,
+  type PutStreamOptions,
+  type StoredObject,
+} from './object-storage.js';
+
+/** Counts bytes as they pass and fails the stream as soon as more than `limit` arrive. */
+export function byteCounter(limit: number | undefined): Transform & { count: number } {
+  let count = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      count += chunk.length;
+      (counter as Transform & { count: number }).count = count;
+      if (limit !== undefined && count > limit) callback(new ObjectSizeMismatchError(limit, count));
+      else callback(null, chunk);
+    },
+  }) as Transform & { count: number };
+  counter.count = 0;
+  return counter;
+}
 
 export class LocalDirectoryStorage implements ObjectStorage {
   readonly description: string;
@@ -21,11 +46,15 @@ export class LocalDirectoryStorage implements ObjectStorage {
     return { file: path.join(this.root, key), meta: path.join(this.root, '.meta', `${key}.json`) };
   }
 
-  private async atomicWrite(target: string, data: Buffer | string): Promise<void> {
+  private async tmpFile(): Promise<string> {
     const tmpDir = path.join(this.root, '.tmp');
     await fs.mkdir(tmpDir, { recursive: true });
+    return path.join(tmpDir, randomBytes(8).toString('hex'));
+  }
+
+  private async atomicWrite(target: string, data: Buffer | string): Promise<void> {
     await fs.mkdir(path.dirname(target), { recursive: true });
-    const tmp = path.join(tmpDir, randomBytes(8).toString('hex'));
+    const tmp = await this.tmpFile();
     await fs.writeFile(tmp, data);
     await fs.rename(tmp, target);
   }
@@ -36,18 +65,63 @@ export class LocalDirectoryStorage implements ObjectStorage {
     await this.atomicWrite(file, body);
   }
 
-  async get(key: string): Promise<StoredObject | null> {
+  async putStream(key: string, body: Readable, options: PutStreamOptions): Promise<{ size: number }> {
+    const { file, meta } = this.paths(key);
+    const tmp = await this.tmpFile();
+    const counter = byteCounter(options.expectedSize);
+    try {
+      await pipeline(body, counter, createWriteStream(tmp, { flags: 'wx' }));
+      if (options.expectedSize !== undefined && counter.count !== options.expectedSize) {
+        throw new ObjectSizeMismatchError(options.expectedSize, counter.count);
+      }
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await this.atomicWrite(meta, JSON.stringify({ contentType: options.contentType, size: counter.count }));
+      if (options.ifNoneMatch) {
+        // link() fails when the target exists: a first-writer-wins, atomic "create only".
+        try {
+          await fs.link(tmp, file);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ObjectExistsError(`object ${key} already exists`);
+          throw err;
+        }
+        await fs.rm(tmp, { force: true });
+      } else {
+        await fs.rename(tmp, file);
+      }
+      return { size: counter.count };
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  private async contentTypeOf(meta: string): Promise<string> {
+    try {
+      return (JSON.parse(await fs.readFile(meta, 'utf8')) as { contentType: string }).contentType;
+    } catch {
+      return 'application/octet-stream'; // an object written without metadata is served as bytes
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<StoredObject | null> {
+    const { file, meta } = this.paths(key);
+    const head = await this.head(key);
+    if (!head) return null;
+    if (range) {
+      const end = Math.min(range.end, head.size - 1);
+      const size = Math.max(0, end - range.start + 1);
+      const body = size === 0 ? Readable.from([]) : createReadStream(file, { start: range.start, end });
+      return { body, contentType: head.contentType, size };
+    }
+    return { body: createReadStream(file), contentType: await this.contentTypeOf(meta), size: head.size };
+  }
+
+  async head(key: string): Promise<ObjectHead | null> {
     const { file, meta } = this.paths(key);
     try {
       const stat = await fs.stat(file);
       if (!stat.isFile()) return null;
-      let contentType = 'application/octet-stream';
-      try {
-        contentType = (JSON.parse(await fs.readFile(meta, 'utf8')) as { contentType: string }).contentType;
-      } catch {
-        // An object written without metadata is served as bytes.
-      }
-      return { body: createReadStream(file), contentType, size: stat.size };
+      return { size: stat.size, contentType: await this.contentTypeOf(meta) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
       throw err;
@@ -55,11 +129,7 @@ export class LocalDirectoryStorage implements ObjectStorage {
   }
 
   async exists(key: string): Promise<boolean> {
-    try {
-      return (await fs.stat(this.paths(key).file)).isFile();
-    } catch {
-      return false;
-    }
+    return (await this.head(key)) !== null;
   }
 
   async delete(key: string): Promise<void> {

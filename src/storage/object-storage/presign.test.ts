@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HmacUrlPresigner } from './presign.js';
+import { HmacUrlPresigner, MAX_CACHED_URLS } from './presign.js';
 
 const key = Buffer.alloc(32, 7);
 const parse = (url: string) => {
@@ -46,5 +46,20 @@ describe('HmacUrlPresigner', () => {
     const short = new HmacUrlPresigner(key, 'https://x', 10);
     const { expires } = parse(short.presign('k.png', base + 5));
     assert.equal(Number(expires), base + 15);
+  });
+
+  it('caches per (key, window) in a bounded LRU: cached URLs are the ones a fresh signer computes', () => {
+    const p = new HmacUrlPresigner(key, 'https://x', 900);
+    const base = 1_800_000_000 - (1_800_000_000 % 60);
+    const keys = Array.from({ length: MAX_CACHED_URLS + 500 }, (_, i) => `previews/${i}.png`);
+    for (const k of keys) p.presign(k, base);
+    assert.equal(p.cachedUrls, MAX_CACHED_URLS, 'bounded');
+    // Recently used keys answer from the cache, evicted ones are signed again: the URL is the same either way.
+    const fresh = new HmacUrlPresigner(key, 'https://x', 900);
+    for (const k of [keys[0]!, keys.at(-1)!, keys[1000]!]) assert.equal(p.presign(k, base + 30), fresh.presign(k, base));
+    // A URL cached in one window is not handed out in the next.
+    const next = parse(p.presign(keys.at(-1)!, base + 60));
+    assert.equal(Number(next.expires), base + 60 + 900);
+    assert.equal(p.verify(keys.at(-1)!, next.expires, next.signature, base + 60), 'ok');
   });
 });

@@ -6,11 +6,14 @@
  * taken over `"obj1\n" + key + "\n" + expires` with a deployment-wide key from `server_secrets`.
  *
  * `expires` is rounded down to a step of at most a minute (a tenth of the TTL for short TTLs), so a URL
- * lives between TTL − step and TTL seconds. Within one step the URL of a key is the same in every
- * response: browsers cache the image instead of fetching it again, and the signer reuses the URL it
- * computed instead of taking one HMAC per preview and layer on every listing.
+ * lives between TTL − step and TTL seconds (never longer than configured). Within one step (a window) the
+ * URL of a key is the same in every response: browsers cache the image instead of fetching it again (the
+ * object route lets them, until `expires`), and the signer reuses the URL it computed, from a bounded LRU
+ * keyed by (key, window), instead of taking one HMAC per preview and layer on every listing. The cache
+ * holds only URLs this process would hand out anyway; each process of a cluster keeps its own.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /** Turns an object key into a time-limited URL. */
 export interface UrlPresigner {
@@ -23,8 +26,8 @@ export type PresignCheck = 'ok' | 'expired' | 'bad-signature';
 /** Path prefix under which `serve` answers presigned object URLs. */
 export const OBJECTS_PATH = '/objects/';
 
-/** Signed URLs kept per expiry step; past this many keys the cache starts over (bounded memory). */
-const MAX_CACHED_URLS = 20_000;
+/** Signed URLs kept (least recently used dropped first): ~20,000 × ~200 bytes bounds the cache near 5 MB. */
+export const MAX_CACHED_URLS = 20_000;
 const PLAIN_KEY = /^[A-Za-z0-9._/-]+$/;
 
 /** Encodes a key for a URL path, keeping its slashes (valid keys need no encoding at all). */
@@ -36,8 +39,8 @@ function encodeKeyPath(key: string): string {
 export class HmacUrlPresigner implements UrlPresigner {
   private readonly prefix: string;
   private readonly step: number;
-  private cachedExpires = '';
-  private cache = new Map<string, string>();
+  /** key -> the URL of the window it was signed in; a URL of an older window is signed again. */
+  private readonly cache = new LRUCache<string, { expires: string; url: string }>({ max: MAX_CACHED_URLS });
 
   constructor(
     private readonly secret: Buffer,
@@ -48,21 +51,21 @@ export class HmacUrlPresigner implements UrlPresigner {
     this.step = Math.max(1, Math.min(60, Math.floor(ttlSeconds / 10)));
   }
 
+  /** URLs currently cached (never more than MAX_CACHED_URLS). */
+  get cachedUrls(): number {
+    return this.cache.size;
+  }
+
   private mac(key: string, expires: string): Buffer {
     return createHmac('sha256', this.secret).update(`obj1\n${key}\n${expires}`).digest();
   }
 
   presign(key: string, nowSeconds = Math.floor(Date.now() / 1000)): string {
     const expires = String(Math.floor((nowSeconds + this.ttlSeconds) / this.step) * this.step);
-    if (expires !== this.cachedExpires || this.cache.size >= MAX_CACHED_URLS) {
-      this.cachedExpires = expires;
-      this.cache = new Map();
-    }
-    let url = this.cache.get(key);
-    if (url === undefined) {
-      url = `${this.prefix}${encodeKeyPath(key)}?expires=${expires}&signature=${this.mac(key, expires).toString('base64url')}`;
-      this.cache.set(key, url);
-    }
+    const cached = this.cache.get(key);
+    if (cached !== undefined && cached.expires === expires) return cached.url;
+    const url = `${this.prefix}${encodeKeyPath(key)}?expires=${expires}&signature=${this.mac(key, expires).toString('base64url')}`;
+    this.cache.set(key, { expires, url });
     return url;
   }
 

@@ -1,6 +1,7 @@
 /**
- * API credentials from the organization page: create (the secret is rendered once, in the response to
- * the POST, and never again), and revoke after a confirmation step. Every POST checks the CSRF token.
+ * API credentials from the organization page: create (post/redirect/get: the POST redirects to a one-time
+ * page that shows the secret once; reloading it creates nothing and shows the secret no more), and revoke
+ * after a confirmation step. Every POST checks the CSRF token.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ALL_PROJECTS } from '../../contract/schemas.js';
@@ -9,7 +10,8 @@ import { canManageCredential, checkCredentialForm } from '../credential-policy.j
 import { requireCsrf, requireSession, sessionOf } from '../guards.js';
 import { loadOrganizationView } from '../organization-model.js';
 import { sendNotFound, sendPage } from '../respond.js';
-import { credentialCreatedPage, revokeConfirmPage } from '../views/credential-pages.js';
+import { OneTimeSecrets } from '../one-time-secrets.js';
+import { credentialCreatedPage, revokeConfirmPage, type CreatedCredentialView } from '../views/credential-pages.js';
 import { organizationPage } from '../views/organization-page.js';
 import type { WebDeps } from '../web-deps.js';
 
@@ -28,6 +30,8 @@ export function credentialRoutes(deps: WebDeps): FastifyPluginAsync {
     if (!reply.sent) await requireCsrf(req, reply);
   }
 
+  const created = new OneTimeSecrets<CreatedCredentialView>();
+
   return async (app) => {
     app.post('/organization/credentials', { preHandler: guardPost }, async (req, reply) => {
       const session = sessionOf(req);
@@ -44,20 +48,25 @@ export function credentialRoutes(deps: WebDeps): FastifyPluginAsync {
         name: checked.value.name,
         scopes: checked.value.scopes,
       });
-      // Logged without the secret; the response below is the only place it ever appears.
+      // Logged without the secret; the one-time page is the only place it ever appears.
       req.log.info({ event: 'web.credential_created', clientId: client.clientId, userId: session.userId }, 'API credential created');
-      const ordersUrl = `${deps.config.publicBaseUrl}/v1/orders?${new URLSearchParams({ project_id: ALL_PROJECTS, preview: 'true' }).toString()}`;
-      return sendPage(
-        reply,
-        credentialCreatedPage(req.web, {
-          name: client.name,
-          clientId: client.clientId,
-          clientSecret,
-          scopes: client.scopes,
-          tokenUrl: `${deps.config.issuerUrl}/oauth2/token`,
-          ordersUrl,
-        }),
-      );
+      const ordersUrl = `${deps.config.publicBaseUrl}/v1/orders?${new URLSearchParams({ project_id: ALL_PROJECTS, limit: '5' }).toString()}`;
+      const ticket = created.put(session.idHash, {
+        name: client.name,
+        clientId: client.clientId,
+        clientSecret,
+        scopes: client.scopes,
+        tokenUrl: `${deps.config.issuerUrl}/oauth2/token`,
+        ordersUrl,
+      });
+      return reply.redirect(`/organization/credentials/created/${ticket}`, 303);
+    });
+
+    app.get<{ Params: { ticket: string } }>('/organization/credentials/created/:ticket', { preHandler: requireSession }, async (req, reply) => {
+      const view = created.take(sessionOf(req).idHash, req.params.ticket);
+      // Seen already (a reload), expired, or not this session's: the credential exists, its secret is gone.
+      if (!view) return reply.redirect('/organization#credentials', 303);
+      return sendPage(reply, credentialCreatedPage(req.web, view));
     });
 
     // A reload of the POST's address lands on the organization page rather than a 404.

@@ -38,9 +38,9 @@ export function signInRoutes(deps: WebDeps): FastifyPluginAsync {
       const email = field(req.body, 'email', 320).trim();
       const password = field(req.body, 'password', 1024);
       const next = safeNext(field(req.body, 'next', 2000)) ?? undefined;
-      const keys = [`email:${emailKey(email)}`, `ip:${req.ip}`];
-
-      const verdict = deps.signInLimiter.check(keys);
+      // Limited per (account, address), with higher ceilings per account and per address (rate-limit/).
+      const attempt = { subject: `email:${emailKey(email)}`, address: req.ip };
+      const verdict = await deps.signInLimiter.check(attempt);
       if (verdict.blocked) {
         reply.header('Retry-After', String(verdict.retryAfterSeconds));
         const minutes = Math.max(1, Math.ceil(verdict.retryAfterSeconds / 60));
@@ -51,13 +51,13 @@ export function signInRoutes(deps: WebDeps): FastifyPluginAsync {
       // Unknown e-mails (and users without a password) verify against a decoy so the timing is the same.
       const passwordMatches = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()));
       if (!user || !user.password_hash || !passwordMatches) {
-        deps.signInLimiter.recordFailure(keys);
+        await deps.signInLimiter.recordFailure(attempt);
         req.log.info({ event: 'web.sign_in_failed' }, 'web sign-in failed');
         const csrfToken = signInToken(req, reply);
         return sendPage(reply, signInPage(ctx, { csrfToken, email, next, error: ctx.t('web.sign_in.failed') }), 401);
       }
 
-      deps.signInLimiter.reset(keys[0]!);
+      await deps.signInLimiter.recordSuccess(attempt, verdict);
       await startSession(deps.db, req, reply, user.id);
       reply.clearCookie(SIGN_IN_CSRF_COOKIE, cookieOptions(req));
       req.log.info({ event: 'web.signed_in', userId: user.id }, 'web sign-in');

@@ -18,16 +18,11 @@ function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Two lines that work as pasted: get a token (HTTP Basic), then call the API with it. */
 export function curlExample(view: Pick<CreatedCredentialView, 'clientId' | 'clientSecret' | 'tokenUrl' | 'ordersUrl'>): string {
   return [
-    `curl -s -X POST ${shellQuote(view.tokenUrl)} \\`,
-    `  -H 'Content-Type: application/x-www-form-urlencoded' \\`,
-    `  -d grant_type=client_credentials \\`,
-    `  --data-urlencode client_id=${shellQuote(view.clientId)} \\`,
-    `  --data-urlencode client_secret=${shellQuote(view.clientSecret)}`,
-    '',
-    '# then, with the access_token of the response:',
-    `curl -s -H "Authorization: Bearer $ACCESS_TOKEN" ${shellQuote(view.ordersUrl)}`,
+    `TOKEN=$(curl -s -u ${shellQuote(`${view.clientId}:${view.clientSecret}`)} -d grant_type=client_credentials ${shellQuote(view.tokenUrl)} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
+    `curl -s -H "Authorization: Bearer $TOKEN" ${shellQuote(view.ordersUrl)}`,
   ].join('\n');
 }
 

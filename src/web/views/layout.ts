@@ -56,6 +56,7 @@ export function page(ctx: WebContext, options: PageOptions): SafeHtml {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · ${ctx.t('web.app_name')}</title>
+<link rel="icon" type="image/svg+xml" href="${assetUrl('favicon.svg')}">
 <link rel="stylesheet" href="${assetUrl('app.css')}">
 <script src="${assetUrl('app.js')}" defer></script>
 </head>

@@ -54,18 +54,23 @@ function analysis(ctx: WebContext, o: OrderT): SafeHtml {
     )}</tbody></table>`;
 }
 
+/**
+ * Failed items sit in the narrow column of the order page, where a five-column table could only fit by
+ * breaking its header words mid-word or by hiding columns behind a scroll. Each item is a small table of
+ * its own instead, with the field names as row headers: every field stays visible at any width.
+ */
 function failedItems(ctx: WebContext, o: OrderT): SafeHtml {
   const items = o.analysis_failed_items ?? [];
   if (!items.length) return html`<p>${ctx.t('web.none')}</p>`;
   const t = ctx.t;
-  return html`<div class="table-scroll"><table class="data"><thead><tr>
-      <th scope="col">${t('web.order.item_type')}</th><th scope="col">${t('web.order.item_name')}</th>
-      <th scope="col">${t('web.order.item_path')}</th><th scope="col">${t('web.order.ai_likelihood')}</th>
-      <th scope="col">${t('web.order.annotation_ids')}</th></tr></thead>
-    <tbody>${items.map(
-      (i) => html`<tr><td>${i.type}</td><td>${i.name}</td><td><code>${i.storage_path}</code></td><td>${i.ai_likelihood ?? 0}</td>
-        <td>${[...(i.annotation_ids ?? []), ...(i.annotation_id ? [i.annotation_id] : [])].join(', ') || '—'}</td></tr>`,
-    )}</tbody></table></div>`;
+  const row = (label: string, value: SafeHtml | string) => html`<tr><th scope="row">${label}</th><td>${value}</td></tr>`;
+  return html`<ol class="failed-items">${items.map(
+    (i) => html`<li><table class="data failed-item"><tbody>
+      ${row(t('web.order.item_type'), i.type)}${row(t('web.order.item_name'), i.name)}
+      ${row(t('web.order.item_path'), html`<code>${i.storage_path}</code>`)}${row(t('web.order.ai_likelihood'), String(i.ai_likelihood ?? 0))}
+      ${row(t('web.order.annotation_ids'), [...new Set([...(i.annotation_ids ?? []), ...(i.annotation_id ? [i.annotation_id] : [])])].join(', ') || '—')}
+    </tbody></table></li>`,
+  )}</ol>`;
 }
 
 function layers(ctx: WebContext, o: OrderT): SafeHtml {

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Compiles src/ into dist/ only when something the build reads is newer than the last build, so a second
+// `npm install` or `npm start` does not spend seconds recompiling what is already there.
+// `npm run build` always compiles.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const STAMP = 'dist/.build-stamp';
+// Not package-lock.json: every `npm install` rewrites it (same bytes, new mtime).
+const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json'];
+
+function newestMtime(entry) {
+  if (!existsSync(entry)) return 0;
+  const stat = statSync(entry);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs; // a deleted file changes its directory's mtime
+  for (const child of readdirSync(entry)) newest = Math.max(newest, newestMtime(path.join(entry, child)));
+  return newest;
+}
+
+const builtAt = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
+const changedAt = Math.max(...INPUTS.map(newestMtime));
+if (builtAt > 0 && changedAt <= builtAt) process.exit(0);
+
+process.stdout.write('certdesk: compiling src/ into dist/ (sources changed since the last build)\n');
+const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+writeFileSync(STAMP, `${new Date().toISOString()}\n`);

@@ -1,0 +1,48 @@
+/**
+ * `ai_detection`: asks the external detection service (an adapter behind `DetectionService`) about the
+ * image and judges its answer with the order's thresholds (detection-mapping.ts). Without a configured
+ * service the check does not run at all: no entry, and the order waits for a person.
+ *
+ * What is sent: the original bytes for PNG, JPEG and WebP within the adapter's size limit; otherwise
+ * (PSD, TIFF, larger files) the JPEG preview certdesk renders. Regions are normalized 0..1, so they hold
+ * for the original whichever rendition was sent.
+ */
+import type { AnalysisCheck, AnalysisSubject, CheckOutcome } from './analysis-check.js';
+import { assetFormat } from './asset-format.js';
+import { judgeDetection, type DetectionThresholds } from './detection/detection-mapping.js';
+import { DETECTION_IMAGE_TYPES, type DetectionService } from './detection/detection-protocol.js';
+import { PREVIEW_FACT } from './layer.check.js';
+import { PREVIEW_CONTENT_TYPE, renderPreview } from './rendering/render.js';
+
+export interface AiDetectionDeps {
+  service: DetectionService | null;
+  thresholdsFor(subject: AnalysisSubject): Promise<DetectionThresholds>;
+}
+
+export function aiDetectionCheck(deps: AiDetectionDeps): AnalysisCheck {
+  return {
+    name: 'ai_detection',
+    async run(context): Promise<CheckOutcome> {
+      const service = deps.service;
+      if (!service) return { outcome: 'not_run' };
+      const format = await assetFormat(context);
+      const bytes = await context.readAll();
+      const direct = DETECTION_IMAGE_TYPES[format];
+      let image: { bytes: Buffer; contentType: string };
+      if (direct && bytes.length <= service.maxRequestBytes) image = { bytes, contentType: direct };
+      else {
+        const cached = context.facts.get(PREVIEW_FACT);
+        image = { bytes: Buffer.isBuffer(cached) ? cached : await renderPreview(bytes, format), contentType: PREVIEW_CONTENT_TYPE };
+      }
+      const [answer, thresholds] = await Promise.all([service.detect(image, context.signal), deps.thresholdsFor(context.subject)]);
+      const verdict = judgeDetection(answer, thresholds, context.subject.assetKey);
+      if (verdict.passed) return { outcome: 'passed', facts: { score: verdict.score }, annotations: verdict.annotations, failedItems: verdict.failedItems };
+      return {
+        outcome: 'failed',
+        reason: `weighted score ${verdict.score} above weighted_confidence_threshold ${thresholds.weighted_confidence_threshold}`,
+        annotations: verdict.annotations,
+        failedItems: verdict.failedItems,
+      };
+    },
+  };
+}

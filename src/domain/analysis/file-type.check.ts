@@ -1,0 +1,35 @@
+/**
+ * `file_type`: the asset's real format, from its magic numbers (the `file-type` package), never from its
+ * name or announced content type. PNG, JPEG, WebP, TIFF and PSD are accepted; anything else ends the order
+ * as `Unsupported File`.
+ */
+import { fileTypeFromBuffer } from 'file-type';
+import type { AnalysisCheck, AnalysisContext, CheckOutcome } from './analysis-check.js';
+
+/** file-type's extension → the format name certdesk uses. */
+export const ACCEPTED_FORMATS: Readonly<Record<string, string>> = {
+  png: 'png',
+  jpg: 'jpeg',
+  webp: 'webp',
+  tif: 'tiff',
+  psd: 'psd',
+};
+
+/** Bytes file-type needs to recognize any of its formats. */
+const SNIFF_BYTES = 4100;
+
+/** The accepted format of the asset (`png`, `jpeg`, `webp`, `tiff`, `psd`), or undefined; later checks use it too. */
+export async function sniffFormat(context: AnalysisContext): Promise<{ format: string | undefined; mime: string | undefined }> {
+  const detected = await fileTypeFromBuffer(await context.readHead(SNIFF_BYTES));
+  return { format: detected ? ACCEPTED_FORMATS[detected.ext] : undefined, mime: detected?.mime };
+}
+
+export const fileTypeCheck: AnalysisCheck = {
+  name: 'file_type',
+  async run(context): Promise<CheckOutcome> {
+    const { format, mime } = await sniffFormat(context);
+    if (!format) return { outcome: 'unsupported', reason: mime ? `format ${mime} is not accepted` : 'unrecognized format' };
+    context.facts.set('format', format);
+    return { outcome: 'passed', facts: { format, mime } };
+  },
+};

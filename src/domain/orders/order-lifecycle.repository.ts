@@ -1,0 +1,115 @@
+/**
+ * SQL of the order lifecycle: lock one order, write its re-rendered documents only if it is still in the
+ * state the move started from, record the move, read the trail. Counters follow through the `orders`
+ * triggers (migrations/0001), in the same transaction.
+ */
+import { sql } from 'kysely';
+import type { HumanOrderStateValue } from '../../contract/schemas.js';
+import type { Executor } from '../../storage/database.js';
+import type { StoredLayer } from '../../storage/schema.js';
+import type { OrderRow } from './order-document.js';
+
+export interface LockedOrder {
+  order_id: string;
+  organization_id: string;
+  project_id: string | null;
+  owner_key: string;
+  order_state: HumanOrderStateValue;
+  asset_preview_key: string | null;
+  layers: StoredLayer[];
+  /** The stored `doc`, JSON text. */
+  doc: string;
+  asset_key: string | null;
+  asset_content_type: string | null;
+  asset_size: number | null;
+}
+
+const ORDER_COLUMNS = sql`order_id, organization_id::text AS organization_id, project_id::text AS project_id, owner_key, order_state,
+  asset_preview_key, layers, doc, asset_key, asset_content_type, asset_size`;
+
+/** Reads an order and locks its row until the transaction ends (concurrent moves queue up behind it). */
+export async function lockOrder(trx: Executor, orderId: string): Promise<LockedOrder | undefined> {
+  const result = await sql<LockedOrder>`SELECT ${ORDER_COLUMNS} FROM orders WHERE order_id = ${orderId}::text FOR UPDATE`.execute(trx);
+  return result.rows[0];
+}
+
+/** Reads an order without locking it (any organization: callers are the system, e.g. analysis). */
+export async function readOrder(db: Executor, orderId: string): Promise<LockedOrder | undefined> {
+  const result = await sql<LockedOrder>`SELECT ${ORDER_COLUMNS} FROM orders WHERE order_id = ${orderId}::text`.execute(db);
+  return result.rows[0];
+}
+
+/**
+ * Writes an order's re-rendered state and documents, but only while it is still in `fromState`.
+ * @returns false when the order moved meanwhile (nothing written).
+ */
+export async function writeOrderState(trx: Executor, fromState: HumanOrderStateValue, row: OrderRow): Promise<boolean> {
+  const result = await trx
+    .updateTable('orders')
+    .set({
+      order_state: row.order_state,
+      asset_preview_key: row.asset_preview_key,
+      layers: row.layers,
+      doc: row.doc,
+      preview_doc: row.preview_doc,
+      updated_at: sql`now()`,
+    })
+    .where('order_id', '=', row.order_id)
+    .where('order_state', '=', fromState)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export interface OrderAsset {
+  key: string;
+  contentType: string;
+  size: number;
+}
+
+/** Inserts a new order with its original asset (counters follow through the insert trigger). */
+export async function insertOrder(trx: Executor, row: OrderRow, asset: OrderAsset): Promise<void> {
+  await trx
+    .insertInto('orders')
+    .values({
+      order_id: row.order_id,
+      organization_id: row.organization_id,
+      project_id: row.project_id,
+      owner_key: row.owner_key,
+      order_state: row.order_state,
+      creation_time: row.creation_time,
+      asset_preview_key: row.asset_preview_key,
+      layers: row.layers,
+      doc: row.doc,
+      preview_doc: row.preview_doc,
+      asset_key: asset.key,
+      asset_content_type: asset.contentType,
+      asset_size: asset.size,
+    })
+    .execute();
+}
+
+export interface OrderEventInput {
+  order_id: string;
+  organization_id: string;
+  from_state: HumanOrderStateValue | null;
+  to_state: HumanOrderStateValue;
+  actor_kind: 'user' | 'system';
+  actor_id: string;
+  actor_label: string | null;
+  reason: string | null;
+  occurred_at: Date;
+}
+
+export async function insertOrderEvent(trx: Executor, event: OrderEventInput): Promise<void> {
+  await trx.insertInto('order_events').values(event).execute();
+}
+
+export interface OrderEventRow extends Omit<OrderEventInput, 'occurred_at'> {
+  id: number;
+  occurred_at: Date;
+}
+
+/** The trail of one order, oldest first. */
+export async function listOrderEvents(db: Executor, orderId: string): Promise<OrderEventRow[]> {
+  return (await db.selectFrom('order_events').selectAll().where('order_id', '=', orderId).orderBy('id').execute()) as OrderEventRow[];
+}

@@ -1,0 +1,107 @@
+/**
+ * Carries out lifecycle moves and document edits of one order, each in one transaction: lock the row,
+ * check the move against lifecycle.ts, re-render the stored documents, write them only while the order is
+ * still in the state the move started from, and record the move in `order_events`. `order_stats` stay exact
+ * because the counter triggers run in the same transaction, and concurrent moves of one order queue up on
+ * the row lock (the second sees the first's result and is judged against it).
+ */
+import type { HumanOrderStateValue } from '../../contract/schemas.js';
+import type { Db, Executor } from '../../storage/database.js';
+import type { Clock } from '../time/clock.js';
+import { IllegalTransitionError, canMove } from './lifecycle.js';
+import { toOrderRow } from './order-document.js';
+import type { OrderInputT } from './order-input.schema.js';
+import { insertOrderEvent, lockOrder, writeOrderState, type LockedOrder } from './order-lifecycle.repository.js';
+
+/** Who moves an order: a user (directly or through an API client), or a part of the system. */
+export type Actor =
+  | { kind: 'user'; userId: string; email: string; clientId: string | null }
+  | { kind: 'system'; component: string };
+
+export class OrderNotFoundError extends Error {
+  override name = 'OrderNotFoundError';
+  constructor(readonly orderId: string) {
+    super(`order ${orderId} does not exist`);
+  }
+}
+
+/** The stored order as the input it was rendered from (documents are re-rendered from it). */
+export function orderInputOf(order: LockedOrder): OrderInputT {
+  const doc = JSON.parse(order.doc) as OrderInputT;
+  return { ...doc, project_id: order.project_id, asset_preview_key: order.asset_preview_key, layers: order.layers };
+}
+
+export interface OrderChange {
+  /** The state to move to (it must differ from the current one); absent: an edit only (e.g. an analysis line). */
+  to?: HumanOrderStateValue;
+  /** Why (recorded with the move). */
+  reason?: string;
+  /** Only if the order is in one of these states; else IllegalTransitionError (409). */
+  onlyFrom?: readonly HumanOrderStateValue[];
+  /** Edits the order's fields (analysis lines, annotations, review fields) before it is re-rendered. */
+  edit?: (order: OrderInputT, locked: LockedOrder) => void;
+}
+
+export interface OrderChangeResult {
+  from: HumanOrderStateValue;
+  to: HumanOrderStateValue;
+  order: OrderInputT;
+}
+
+function actorColumns(actor: Actor) {
+  return actor.kind === 'user'
+    ? { actor_kind: 'user' as const, actor_id: actor.userId, actor_label: actor.clientId ? `${actor.email} (client ${actor.clientId})` : actor.email }
+    : { actor_kind: 'system' as const, actor_id: actor.component, actor_label: null };
+}
+
+/** Applies a change inside an open transaction (the caller's, so it can join other writes). */
+export async function changeOrderIn(trx: Executor, clock: Clock, orderId: string, actor: Actor, change: OrderChange): Promise<OrderChangeResult> {
+  const locked = await lockOrder(trx, orderId);
+  if (!locked) throw new OrderNotFoundError(orderId);
+  const from = locked.order_state;
+  const to = change.to ?? from;
+  if (change.onlyFrom && !change.onlyFrom.includes(from)) throw new IllegalTransitionError(from, to);
+  if (change.to !== undefined && !canMove(from, to)) throw new IllegalTransitionError(from, to);
+  const input = orderInputOf(locked);
+  change.edit?.(input, locked);
+  input.order_state = to;
+  const row = toOrderRow(locked.organization_id, input);
+  // The row lock makes this hold; the condition keeps the write honest should a caller forget the lock.
+  if (!(await writeOrderState(trx, from, row))) throw new IllegalTransitionError(from, to);
+  if (to !== from) {
+    await insertOrderEvent(trx, {
+      order_id: orderId,
+      organization_id: locked.organization_id,
+      from_state: from,
+      to_state: to,
+      ...actorColumns(actor),
+      reason: change.reason ?? null,
+      occurred_at: clock.now(),
+    });
+  }
+  return { from, to, order: input };
+}
+
+/**
+ * Moves and/or edits one order in a transaction of its own.
+ * @throws OrderNotFoundError, IllegalTransitionError (409)
+ *
+ * @example
+ * await changeOrder(db, clock, orderId, { kind: 'system', component: 'analysis' }, { to: 'Unsupported File', reason: 'text/plain' });
+ */
+export async function changeOrder(db: Db, clock: Clock, orderId: string, actor: Actor, change: OrderChange): Promise<OrderChangeResult> {
+  return db.transaction().execute((trx) => changeOrderIn(trx, clock, orderId, actor, change));
+}
+
+/** Records the creation of an order (from NULL to its first state) inside the creating transaction. */
+export async function recordCreation(trx: Executor, clock: Clock, order: { orderId: string; organizationId: string; state: HumanOrderStateValue }, actor: Actor): Promise<void> {
+  await insertOrderEvent(trx, {
+    order_id: order.orderId,
+    organization_id: order.organizationId,
+    from_state: null,
+    to_state: order.state,
+    ...actorColumns(actor),
+    reason: 'created',
+    occurred_at: clock.now(),
+  });
+}

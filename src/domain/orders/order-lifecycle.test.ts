@@ -1,0 +1,121 @@
+/**
+ * The lifecycle: the allowed moves exactly, and moves carried out under concurrency on a real database
+ * (PGlite, and PostgreSQL when TEST_DATABASE_URL is set): every move recorded, illegal ones refused, the
+ * per-state counters equal to a recount afterwards.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { ORDER_STATES, type HumanOrderStateValue } from '../../contract/schemas.js';
+import { databaseTargets } from '../../../test/helpers/database.js';
+import { ACME, loadStandardFixture, USERS } from '../../../test/helpers/fixtures.js';
+import type { DatabaseHandle } from '../../storage/database.js';
+import { ManualClock } from '../time/clock.js';
+import { canMove, IllegalTransitionError, isFinal } from './lifecycle.js';
+import { toOrderRow } from './order-document.js';
+import { listOrderEvents } from './order-lifecycle.repository.js';
+import { changeOrder, OrderNotFoundError } from './order-lifecycle.service.js';
+import { recountOrderCounters, upsertOrders } from './order.repository.js';
+
+const ALLOWED = new Set([
+  'In Progress>Unsupported File',
+  'In Progress>Action Required',
+  'In Progress>Human Certified',
+  'In Progress>Reviewed',
+  'In Progress>Failed',
+  'Action Required>In Progress',
+]);
+
+describe('lifecycle rules', () => {
+  it('allows exactly the moves of the lifecycle diagram', () => {
+    for (const from of ORDER_STATES) {
+      for (const to of ORDER_STATES) assert.equal(canMove(from, to), ALLOWED.has(`${from}>${to}`), `${from} → ${to}`);
+    }
+    assert.deepEqual(ORDER_STATES.filter(isFinal).sort(), ['Failed', 'Human Certified', 'Reviewed', 'Unsupported File']);
+  });
+});
+
+for (const target of databaseTargets()) {
+  describe(`lifecycle moves on ${target.name}`, () => {
+    let handle: DatabaseHandle;
+    const clock = new ManualClock();
+    const actor = { kind: 'user' as const, userId: '00000000-0000-4000-8000-00000000abcd', email: USERS.admin.email, clientId: null };
+    before(async () => {
+      handle = await target.open();
+      await loadStandardFixture(handle);
+    });
+    after(() => handle.close());
+
+    async function freshOrders(prefix: string, n: number): Promise<string[]> {
+      const ids = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+      await upsertOrders(
+        handle.db,
+        ids.map((id, i) =>
+          toOrderRow(ACME.id, {
+            order_id: id, username: 'Editor', email: USERS.editor.email, order_state: 'In Progress', order_title: id, asset_id: id,
+            asset_name: `${id}.png`, asset_last_modified_timestamp: '1', ordered_by: null, creation_time: new Date(Date.UTC(2029, 0, 1) + i).toISOString(),
+            project_id: i % 2 === 0 ? ACME.projects.zeta.id : null,
+          }),
+        ),
+      );
+      return ids;
+    }
+
+    it('records a move with who, when, from, to and why, and re-renders the documents', async () => {
+      const [id] = await freshOrders('single', 1);
+      await changeOrder(handle.db, clock, id!, actor, {
+        to: 'Reviewed',
+        reason: 'findings recorded',
+        edit: (o) => {
+          o.reviewed_by = USERS.admin.email;
+          o.review_timestamp = clock.now().toISOString();
+        },
+      });
+      const [event] = await listOrderEvents(handle.db, id!);
+      assert.deepEqual(
+        { from: event!.from_state, to: event!.to_state, kind: event!.actor_kind, who: event!.actor_id, label: event!.actor_label, why: event!.reason, at: event!.occurred_at.toISOString() },
+        { from: 'In Progress', to: 'Reviewed', kind: 'user', who: actor.userId, label: USERS.admin.email, why: 'findings recorded', at: clock.now().toISOString() },
+      );
+      const row = await handle.db.selectFrom('orders').select(['order_state', 'doc', 'preview_doc']).where('order_id', '=', id!).executeTakeFirstOrThrow();
+      assert.equal(row.order_state, 'Reviewed');
+      assert.equal(JSON.parse(row.doc).order_state, 'Reviewed');
+      assert.equal(JSON.parse(row.doc).reviewed_by, USERS.admin.email);
+      assert.equal(JSON.parse(row.preview_doc).order_state, 'Reviewed');
+    });
+
+    it('refuses illegal moves with 409 and changes nothing', async () => {
+      const [id] = await freshOrders('illegal', 1);
+      await changeOrder(handle.db, clock, id!, actor, { to: 'Failed' });
+      for (const to of ORDER_STATES) {
+        await assert.rejects(changeOrder(handle.db, clock, id!, actor, { to }), (e: unknown) => e instanceof IllegalTransitionError && e.statusCode === 409);
+      }
+      assert.equal((await listOrderEvents(handle.db, id!)).length, 1);
+      await assert.rejects(changeOrder(handle.db, clock, 'no-such-order', actor, { to: 'Failed' }), OrderNotFoundError);
+    });
+
+    it('property: concurrent random moves keep the trail consistent and the counters exact', async () => {
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(fc.nat(5), fc.constantFrom(...ORDER_STATES)), { minLength: 5, maxLength: 30 }), async (moves) => {
+          const ids = await freshOrders(`conc-${round++}`, 6);
+          const results = await Promise.allSettled(moves.map(([i, to]) => changeOrder(handle.db, clock, ids[i]!, actor, { to })));
+          for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof IllegalTransitionError, String(r.reason));
+          for (const id of ids) {
+            const events = await listOrderEvents(handle.db, id);
+            let state: HumanOrderStateValue = 'In Progress';
+            for (const e of events) {
+              assert.equal(e.from_state, state);
+              assert.ok(canMove(e.from_state as HumanOrderStateValue, e.to_state as HumanOrderStateValue));
+              state = e.to_state as HumanOrderStateValue;
+            }
+            const row = await handle.db.selectFrom('orders').select('order_state').where('order_id', '=', id).executeTakeFirstOrThrow();
+            assert.equal(row.order_state, state);
+          }
+          assert.equal(results.filter((r) => r.status === 'fulfilled').length, (await Promise.all(ids.map((id) => listOrderEvents(handle.db, id)))).flat().length);
+          assert.deepEqual(await handle.db.transaction().execute((trx) => recountOrderCounters(trx, true)), []);
+        }),
+        { numRuns: 15 },
+      );
+    });
+  });
+}

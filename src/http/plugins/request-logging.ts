@@ -1,0 +1,52 @@
+/**
+ * How the server logs. Production and test write pino's JSON (one object a line, for log collectors).
+ * Development writes one readable line per request through pino-pretty instead of Fastify's two JSON
+ * lines ("incoming request" and "request completed"), so the terminal stays legible beside the banner.
+ *
+ * Redaction is pino's in both modes: it runs before the line reaches any stream, so the pretty output
+ * never sees an Authorization header, a cookie or a Set-Cookie either.
+ */
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import pretty from 'pino-pretty';
+import type { Environment } from '../../config.js';
+import { serializeRequest } from '../logging/request-serializer.js';
+
+/** Request headers that must never reach a log line. */
+export const REDACTED_HEADERS = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+
+export interface LoggingSettings {
+  env: Environment;
+  logLevel: string;
+}
+
+/** The readable mode: development only (production and tests keep JSON that machines parse). */
+export const readableLogs = (settings: LoggingSettings): boolean => settings.env === 'development' && settings.logLevel !== 'silent';
+
+/** Fastify's logger options for these settings. */
+export function loggerOptions(settings: LoggingSettings): Pick<FastifyServerOptions, 'logger' | 'disableRequestLogging'> {
+  if (settings.logLevel === 'silent') return { logger: false };
+  // The request serializer redacts credentials in query strings (JSON mode logs the URL).
+  const base = { level: settings.logLevel, redact: { paths: REDACTED_HEADERS, censor: '[redacted]' }, serializers: { req: serializeRequest } };
+  if (!readableLogs(settings)) return { logger: base };
+  const stream = pretty({
+    singleLine: true,
+    // Synchronous writes keep log lines and the banner (written with process.stdout) in order.
+    sync: true,
+    colorize: Boolean(process.stdout.isTTY),
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+  });
+  return { logger: { ...base, stream }, disableRequestLogging: true };
+}
+
+/**
+ * In the readable mode, one line when a response is sent: method, path, status and time. The query string
+ * is left out: it may carry a secret (a code, a token) that must not reach a terminal or a log file.
+ */
+export function installRequestLine(app: FastifyInstance, settings: LoggingSettings): void {
+  if (!readableLogs(settings)) return;
+  app.addHook('onResponse', async (req, reply) => {
+    const path = req.url.split('?')[0];
+    req.log.info(`${req.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)} ms`);
+  });
+}

@@ -1,0 +1,235 @@
+/**
+ * The write side of /v1 (scope `enterprise-api-access/write`): POST /v1/uploads, POST /v1/orders,
+ * POST /v1/orders/{order_id}/responses; and GET /v1/orders/{order_id} (read scope). Handlers translate
+ * HTTP to the intake services (domain/intake) and domain errors back to HTTP.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import multipart from '@fastify/multipart';
+import {
+  CreateOrderMultipartRequest,
+  CreateOrderRequest,
+  OrderPathParams,
+  OrderResponseRequest,
+  uploadRequestSchema,
+  UploadTicket,
+  type CreateOrderMultipartRequestT,
+  type CreateOrderRequestT,
+  type OrderResponseRequestT,
+  type UploadRequestT,
+} from '../../contract/intake-schemas.js';
+import { ErrorDetail, HTTPValidationError, Order, SCOPES } from '../../contract/schemas.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { createOrderFromUpload, respondToOrder, UploadRejectedError, type IntakeDeps } from '../../domain/intake/order-intake.service.js';
+import { announceUpload, UploadTooLargeError } from '../../domain/intake/upload.service.js';
+import { createOrdersContext, findVisibleOrder, type OrdersContext } from '../../domain/orders/index.js';
+import { systemClock } from '../../domain/time/clock.js';
+import type { MessageKey } from '../../i18n/catalogue.js';
+import { requireScope } from '../../oauth/index.js';
+import { openObjectStorage, type UploadPresigner } from '../../storage/object-storage/index.js';
+import { createUploadPresigner } from '../../storage/object-storage/upload-presigner-factory.js';
+import { readSecurity, ref, SECURITY_SCHEME } from '../openapi/route-docs.js';
+import { RequestValidationError } from '../validation/index.js';
+import { IdempotencyHeaderSchema, idempotencyHooks } from '../plugins/idempotency.js';
+import { MULTIPART_MAX_FILE_BYTES, multipartOrderBody } from './multipart-order-body.js';
+
+const UPLOAD_PROBLEM_MESSAGES: Record<UploadRejectedError['problem'], MessageKey> = {
+  unknown: 'validation.upload_unknown',
+  empty: 'validation.upload_empty',
+  used: 'validation.upload_used',
+  expired: 'validation.upload_expired',
+  size_mismatch: 'validation.upload_size_mismatch',
+};
+
+/** An unusable upload id as a pydantic-style 422 on the field that named it. */
+/**
+ * A write with no body at all (no Content-Type, empty payload) skips Fastify's body validation, so the
+ * handler checks it: pydantic's answer for an absent body is `missing` at `["body"]`.
+ */
+function requireBody(body: unknown): void {
+  if (body === undefined || body === null) {
+    throw new RequestValidationError([{ type: 'missing', loc: ['body'], input: null, messageKey: 'validation.missing' }]);
+  }
+}
+
+export function uploadRejection(err: UploadRejectedError, field: 'upload_id' | 'upload_ids' | 'file'): RequestValidationError {
+  const loc = field === 'upload_ids' && err.index !== null ? ['body', 'upload_ids', err.index] : ['body', field === 'file' ? 'file' : 'upload_id'];
+  return new RequestValidationError([{ type: 'value_error', loc, input: err.uploadId, ctx: { reason: err.problem }, messageKey: UPLOAD_PROBLEM_MESSAGES[err.problem] }]);
+}
+
+function writeSecurity(): Array<Record<string, string[]>> {
+  return [{ [SECURITY_SCHEME]: [SCOPES.write] }];
+}
+
+function responses(status: number, ok: TSchema, extra: Record<number, string> = {}): Record<string, TSchema> {
+  const detail = (description: string) => Type.Unsafe<Static<typeof ErrorDetail>>({ ...Type.Ref(ErrorDetail.$id!), description });
+  const out: Record<string, TSchema> = {
+    [status]: ok,
+    401: detail('Missing, invalid or expired access token.'),
+    403: detail('The access token does not grant the required scope, or the caller\'s project role does not allow the write.'),
+    404: detail('Not found, or not visible to the caller.'),
+  };
+  for (const [code, description] of Object.entries(extra)) out[code] = detail(description);
+  out[422] = Type.Unsafe<Static<typeof HTTPValidationError>>({ ...Type.Ref(HTTPValidationError.$id!), description: 'Validation Error' });
+  return out;
+}
+
+const lang = Type.Optional(Type.String({ description: 'Language of human-readable messages (en, fr, de, es, ja).' }));
+const LangHeader = Type.Object({ lang });
+const WriteHeaders = Type.Object({ lang, 'Idempotency-Key': IdempotencyHeaderSchema });
+
+/** Registers the intake routes; storage, presigner and orders context come from the app's dependencies. */
+export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
+  const { config, database } = app.deps;
+  const storage = app.deps.storage ?? openObjectStorage(config);
+  const clock = app.deps.clock ?? systemClock;
+  let context: Promise<OrdersContext> | null = null;
+  const ordersContext = () => {
+    context ??= createOrdersContext(database.db, config).catch((err: unknown) => {
+      context = null;
+      throw err;
+    });
+    return context;
+  };
+  let uploadPresigner: Promise<UploadPresigner> | null = null;
+  const presigner = (): Promise<UploadPresigner> => {
+    uploadPresigner ??= createUploadPresigner(storage, database.db, config.publicBaseUrl).catch((err: unknown) => {
+      uploadPresigner = null;
+      throw err;
+    });
+    return uploadPresigner;
+  };
+  const idempotent = idempotencyHooks(database.db, clock);
+  // Writes take JSON (and multipart on POST /v1/orders) only. Fastify's built-in text/plain parser would
+  // hand a string to routes whose body schema is keyed by content type, which skips validation there:
+  // without it every other media type is a plain 415 on every write route.
+  app.removeContentTypeParser('text/plain');
+  // Multipart bodies in this plugin only; files are streamed (multipart-order-body.ts), never buffered.
+  await app.register(multipart, { limits: { fileSize: MULTIPART_MAX_FILE_BYTES, files: 2, fields: 50, fieldSize: 100_000, parts: 60 } });
+  const intakeDeps = async (): Promise<IntakeDeps> => ({
+    db: database.db,
+    clock,
+    storage,
+    orders: await ordersContext(),
+    onJobQueued: () => app.deps.onJobQueued?.(),
+  });
+
+  app.post<{ Body: UploadRequestT }>(
+    '/v1/uploads',
+    {
+      onRequest: requireScope(SCOPES.write),
+      config: { operationName: 'create_upload' },
+      ...idempotent,
+      schema: {
+        summary: 'Create Upload',
+        description: 'Announces a file and returns a presigned URL to which the client PUTs its bytes directly (object storage).',
+        tags: ['orders'],
+        headers: WriteHeaders,
+        body: uploadRequestSchema(config.maxUploadBytes),
+        security: writeSecurity(),
+        response: responses(201, UploadTicket, { 409: 'A request with the same Idempotency-Key is still running.' }),
+      },
+    },
+    async (request, reply) => {
+      try {
+        const ticket = await announceUpload(
+          { db: database.db, clock, presigner: await presigner(), maxUploadBytes: config.maxUploadBytes, uploadTtlSeconds: config.uploadTtlSeconds },
+          request.principal,
+          request.body,
+        );
+        return reply.code(201).header('Cache-Control', 'no-store').send(ticket);
+      } catch (err) {
+        if (err instanceof UploadTooLargeError) {
+          throw new RequestValidationError([{ type: 'less_than_equal', loc: ['body', 'size'], input: request.body.size, ctx: { le: err.limit }, messageKey: 'validation.less_than_equal' }]);
+        }
+        throw err;
+      }
+    },
+  );
+
+  app.post<{ Body: CreateOrderRequestT | CreateOrderMultipartRequestT }>(
+    '/v1/orders',
+    {
+      onRequest: requireScope(SCOPES.write),
+      config: { operationName: 'create_order' },
+      ...idempotent,
+      preValidation: multipartOrderBody({ db: database.db, clock, storage, uploadTtlSeconds: config.uploadTtlSeconds }),
+      schema: {
+        summary: 'Create Order',
+        description:
+          'Creates an order from an upload whose bytes have arrived (JSON with `upload_id`), or from a file sent in the request (`multipart/form-data`, at most 25 MiB). The order starts `In Progress` and its analysis is queued.',
+        tags: ['orders'],
+        headers: WriteHeaders,
+        body: { content: { 'application/json': { schema: CreateOrderRequest }, 'multipart/form-data': { schema: CreateOrderMultipartRequest } } },
+        security: writeSecurity(),
+        response: responses(201, ref(Order), { 409: 'A request with the same Idempotency-Key is still running.' }),
+      },
+    },
+    async (request, reply) => {
+      requireBody(request.body);
+      try {
+        const { file, upload_id: uploadId, ...fields } = { file: undefined, upload_id: undefined, ...request.body };
+        const order = await createOrderFromUpload(await intakeDeps(), request.principal, {
+          ...fields,
+          upload_id: (file ?? uploadId)!,
+          project_id: fields.project_id ?? null,
+        });
+        return reply.code(201).header('Location', `/v1/orders/${encodeURIComponent(order.order_id)}`).header('Cache-Control', 'no-store').send(order);
+      } catch (err) {
+        if (err instanceof UploadRejectedError) throw uploadRejection(err, request.isMultipart() ? 'file' : 'upload_id');
+        throw err;
+      }
+    },
+  );
+
+  app.get<{ Params: Static<typeof OrderPathParams> }>(
+    '/v1/orders/:order_id',
+    {
+      onRequest: requireScope(SCOPES.read),
+      config: { operationName: 'get_order' },
+      schema: {
+        summary: 'Get Order',
+        description: 'One order, with presigned URLs; 404 when it does not exist or the caller may not see it.',
+        tags: ['orders'],
+        params: OrderPathParams,
+        headers: LangHeader,
+        security: readSecurity(),
+        response: responses(200, ref(Order)),
+      },
+    },
+    async (request, reply) => {
+      const order = await findVisibleOrder(await ordersContext(), request.principal, request.params.order_id);
+      if (!order) throw new NotFoundError('errors.order_not_found');
+      return reply.header('Cache-Control', 'no-store').send(order);
+    },
+  );
+
+  app.post<{ Params: Static<typeof OrderPathParams>; Body: OrderResponseRequestT }>(
+    '/v1/orders/:order_id/responses',
+    {
+      onRequest: requireScope(SCOPES.write),
+      config: { operationName: 'respond_to_order' },
+      ...idempotent,
+      schema: {
+        summary: 'Respond To Order',
+        description: 'The customer\'s answer to `Action Required` (explanation and evidence uploads); the order returns to `In Progress` for review.',
+        tags: ['orders'],
+        params: OrderPathParams,
+        headers: WriteHeaders,
+        body: OrderResponseRequest,
+        security: writeSecurity(),
+        response: responses(201, ref(Order), { 409: 'The order is not `Action Required`, or a request with the same Idempotency-Key is still running.' }),
+      },
+    },
+    async (request, reply) => {
+      requireBody(request.body);
+      try {
+        const order = await respondToOrder(await intakeDeps(), request.principal, request.params.order_id, request.body);
+        return reply.code(201).header('Cache-Control', 'no-store').send(order);
+      } catch (err) {
+        if (err instanceof UploadRejectedError) throw uploadRejection(err, 'upload_ids');
+        throw err;
+      }
+    },
+  );
+};

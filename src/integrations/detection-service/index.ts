@@ -1,0 +1,13 @@
+import type { Config } from '../../config.js';
+import type { DetectionService } from '../../domain/analysis/detection/detection-protocol.js';
+import { HttpDetectionService } from './http-detection-service.js';
+
+export { DetectionServiceError, HttpDetectionService, MAX_RESPONSE_BYTES } from './http-detection-service.js';
+
+/** The detection service the configuration names, or null when none is (`ai_detection` is then not run). */
+export function detectionServiceFrom(
+  config: Pick<Config, 'aiDetectionUrl' | 'aiDetectionKey' | 'aiDetectionTimeoutMs' | 'aiDetectionMaxBytes'>,
+): DetectionService | null {
+  if (!config.aiDetectionUrl || !config.aiDetectionKey) return null;
+  return new HttpDetectionService({ url: config.aiDetectionUrl, key: config.aiDetectionKey, timeoutMs: config.aiDetectionTimeoutMs, maxRequestBytes: config.aiDetectionMaxBytes });
+}

@@ -1,0 +1,130 @@
+/**
+ * The service's Prometheus metrics (prom-client), in a registry of their own so that several apps in
+ * one process (tests) never share or double-register them. Built once by whoever composes the app and
+ * handed to it; the HTTP layer records requests, the token endpoint its outcomes, and the database
+ * figures are read from the database handle at scrape time.
+ *
+ * @example
+ * const metrics = createServiceMetrics();
+ * metrics.observeDatabase(database);
+ * const app = await buildApp({ config, database, metrics });
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DatabaseHandle } from '../storage/database.js';
+
+export interface ServiceMetrics {
+  readonly registry: Registry;
+  /** One finished HTTP request: `route` is the route pattern (never the raw URL). */
+  recordRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
+  /** One access token issued by the token endpoint. */
+  recordTokenIssued(): void;
+  /** One token request refused, by its RFC 6749 error code. */
+  recordTokenRefused(error: string): void;
+  /** One request refused by a brute-force limiter (`token`, `sign_in`, ...). */
+  recordRateLimitRefusal(limiter: string): void;
+  /** Reports pool use, availability and error counts of this database at every scrape. */
+  observeDatabase(database: DatabaseHandle): void;
+  /** The exposition text and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface ServiceMetricsOptions {
+  /** Process metrics (CPU, memory, event loop, GC). Default true. */
+  processMetrics?: boolean;
+}
+
+/** Latency buckets in seconds: from a cached token (~1 ms) to a slow page. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createServiceMetrics(options: ServiceMetricsOptions = {}): ServiceMetrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'certdesk_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'certdesk_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const tokensIssued = new Counter({
+    name: 'certdesk_oauth_tokens_issued_total',
+    help: 'Access tokens issued by the token endpoint.',
+    registers: [registry],
+  });
+  const tokensRefused = new Counter({
+    name: 'certdesk_oauth_tokens_refused_total',
+    help: 'Token requests refused, by RFC 6749 error code.',
+    labelNames: ['error'] as const,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'certdesk_rate_limit_refusals_total',
+    help: 'Requests refused by a brute-force limiter (429), by limiter.',
+    labelNames: ['limiter'] as const,
+    registers: [registry],
+  });
+
+  let database: DatabaseHandle | null = null;
+  new Gauge({
+    name: 'certdesk_db_pool_connections',
+    help: 'Connections of the PostgreSQL pool: total, idle, and callers waiting for one.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const usage = database?.poolUsage();
+      if (!usage) return;
+      this.set({ state: 'total' }, usage.total);
+      this.set({ state: 'idle' }, usage.idle);
+      this.set({ state: 'waiting' }, usage.waiting);
+    },
+  });
+  new Gauge({
+    name: 'certdesk_db_up',
+    help: '1 while the database is reachable, 0 during an outage.',
+    registers: [registry],
+    collect() {
+      if (database) this.set(database.availability.isUp ? 1 : 0);
+    },
+  });
+  // The handle keeps running totals; the counter takes the difference at each scrape.
+  const reported = { unavailable: 0, query: 0 };
+  new Counter({
+    name: 'certdesk_db_errors_total',
+    help: 'Database errors: `unavailable` (connection-level: refused, reset, server shutting down) and `query` (any other).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      if (!database) return;
+      for (const kind of ['unavailable', 'query'] as const) {
+        const total = database.availability.counts[kind];
+        this.inc({ kind }, total - reported[kind]);
+        reported[kind] = total;
+      }
+    },
+  });
+
+  return {
+    registry,
+    recordRequest(labels, seconds) {
+      const l = { method: labels.method, route: labels.route, status: String(labels.status) };
+      requests.inc(l);
+      latency.observe(l, seconds);
+    },
+    recordTokenIssued: () => tokensIssued.inc(),
+    recordTokenRefused: (error) => tokensRefused.inc({ error }),
+    recordRateLimitRefusal: (limiter) => rateLimited.inc({ limiter }),
+    observeDatabase(handle) {
+      database = handle;
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
