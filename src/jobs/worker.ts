@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../storage/database.js';
 import type { Clock } from '../domain/time/clock.js';
+import { isDatabaseUnavailable } from '../storage/database-availability.js';
 import { claimJobs, completeJob, failJob, renewLease, retryJob, type JobRow } from './job.repository.js';
 
 export interface JobContext {
@@ -35,7 +36,10 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Backoff of the n-th failed attempt (1-based); default 2^n seconds, at most one hour. */
   backoffMs?: (attempt: number) => number;
-  /** Where errors of the loop itself go (the database gone, ...). */
+  /**
+   * Where errors of the loop itself go. While the database is unreachable only the first failed poll is
+   * reported (the loop keeps polling and resumes by itself), so an outage is one line, not one per second.
+   */
   onError?: (err: unknown) => void;
   workerId?: string;
 }
@@ -130,6 +134,7 @@ export class Worker {
     if (!this.stopped) return;
     this.stopped = false;
     this.loop = (async () => {
+      let databaseDown = false;
       while (!this.stopped) {
         let claimed = 0;
         try {
@@ -141,8 +146,11 @@ export class Worker {
               void this.track(this.execute(job)).then(() => this.wake?.());
             }
           }
+          databaseDown = false;
         } catch (err) {
-          this.options.onError?.(err);
+          const unavailable = isDatabaseUnavailable(err);
+          if (!unavailable || !databaseDown) this.options.onError?.(err);
+          databaseDown = unavailable;
         }
         if (this.stopped) break;
         if (claimed === 0 || this.running.size >= this.options.concurrency) {

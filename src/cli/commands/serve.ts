@@ -11,6 +11,7 @@ import { JobRuntime } from '../../jobs/job-runtime.js';
 import { systemClock } from '../../domain/time/clock.js';
 import { createServiceMetrics } from '../../metrics/service-metrics.js';
 import { stopOnSignals } from '../stop-on-signals.js';
+import { isDatabaseUnavailable } from '../../storage/database-availability.js';
 
 /** What `serve --demo` prints once listening: where to go and which demo credentials to use. */
 function demoBanner(baseUrl: string, report: SeedReport): string {
@@ -84,7 +85,10 @@ export function registerServe(program: Command): void {
       let jobs: JobRuntime | null = null;
       const app = await buildApp({ config, database, storage, clock: systemClock, onJobQueued: () => jobs?.nudge(), metrics: createServiceMetrics() });
       if (config.workerConcurrency > 0) {
-        jobs = new JobRuntime({ db: database.db, clock: systemClock, storage, detection: detectionServiceFrom(config), concurrency: config.workerConcurrency, onError: (err) => app.log.error({ err }, 'job queue error') });
+        jobs = new JobRuntime({ db: database.db, clock: systemClock, storage, detection: detectionServiceFrom(config), concurrency: config.workerConcurrency, onError: (err) => {
+            // An unreachable database is logged once per outage by the availability monitor.
+            if (!isDatabaseUnavailable(err)) app.log.error({ err }, 'job queue error');
+          } });
         jobs.start();
       }
       stopOnSignals({
