@@ -51,6 +51,7 @@ async function serve(): Promise<void> {
   const { openDatabase } = await import('../src/storage/database.js');
   const { migrate } = await import('../src/storage/migrate.js');
   const { buildApp } = await import('../src/http/app.js');
+  const { createServices } = await import('../src/app/services.js');
   const { requireScope } = await import('../src/oauth/index.js');
   const { createApiClient } = await import('../src/domain/api-clients/index.js');
   const { SCOPES } = await import('../src/contract/schemas.js');
@@ -66,7 +67,8 @@ async function serve(): Promise<void> {
   await database.db.insertInto('users').values({ id: userId, organization_id: organizationId, email, email_key: email, username: 'bench' }).execute();
   const { client, clientSecret } = await createApiClient(database.db, { organizationId, userId, name: 'token bench', scopes: [SCOPES.read] });
 
-  const app = await buildApp({ config, database });
+  const services = await createServices({ config, database });
+  const app = await buildApp(services);
   const payload = { ok: true };
   app.get('/bench/open', async () => payload);
   app.get('/bench/protected', { onRequest: requireScope(SCOPES.read) }, async () => payload);
@@ -84,6 +86,7 @@ async function serve(): Promise<void> {
   process.stdout.write(`${JSON.stringify(info)}\n`);
   const stop = async () => {
     await app.close();
+    await services.close();
     // Leave a shared PostgreSQL as it was: the bench client and its user go again.
     await database.db.deleteFrom('api_clients').where('organization_id', '=', organizationId).execute();
     await database.db.deleteFrom('users').where('organization_id', '=', organizationId).execute();

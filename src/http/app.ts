@@ -1,25 +1,22 @@
 /**
  * Builds the Fastify application: API (/v1), token service (/oauth2, /.well-known), web application and
- * operational routes, all on one instance. Each feature registers itself as a plugin; this module only
- * wires them in order. Nothing here listens: `serve` (src/cli/commands/serve.ts) does.
+ * operational routes, all on one instance, over the services the composition root built
+ * (src/app/services.ts). Each feature registers itself as a plugin and takes what it needs from
+ * `app.services`; this module only wires them in order. Nothing here listens: `serve` does.
  *
  * Order matters: the route table (405), language negotiation, error handling, shared schemas and the
  * OpenAPI generator are installed before any route, so that every route is seen by all of them.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Services } from '../app/services.js';
 import { oauthPlugin } from '../oauth/index.js';
-import { createBruteForceLimiters, openFailureStore, type BruteForceLimiters } from '../rate-limit/index.js';
-import type { DatabaseHandle } from '../storage/database.js';
 import { trustProxyFor } from './trusted-proxies.js';
 import { registerComponentSchemas } from './openapi/components.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
-import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { installConnectionDrain } from './connection-drain.js';
-import { logDatabaseOutages } from './plugins/database-outage.js';
 import { frameworkErrors, installErrorHandling } from './plugins/error-handler.js';
-import { installRequestLine, loggerOptions } from './plugins/request-logging.js';
+import { installRequestLine, readableLogs } from './plugins/request-logging.js';
 import { answerConnectRequests, clientErrorHandler } from './plugins/raw-client-errors.js';
 import { installSecurityHeaders } from './plugins/security-headers.js';
 import { rejectRepeatedHeaders } from './repeated-headers.js';
@@ -35,34 +32,25 @@ import { projectRoutes } from './routes/projects.js';
 import { webPlugin } from '../web/index.js';
 import { buildValidatorFactory } from './validation/validator-factory.js';
 
-export interface AppDependencies {
-  config: Config;
-  database: DatabaseHandle;
-  /** Object storage of previews and layers; defaults to the one the configuration names. */
-  storage?: import('../storage/object-storage/index.js').ObjectStorage;
-  /** Time of domain writes (orders, uploads, jobs); the system clock unless a test injects one. */
-  clock?: import('../domain/time/clock.js').Clock;
-  /** Called when a request queued a background job (wakes this process's worker). */
-  onJobQueued?: () => void;
-  /** Brute-force guards of the token endpoint and sign-in; default: over the configured failure store. */
-  limiters?: BruteForceLimiters;
-  /** Prometheus metrics; defaults to a registry of this app's own (without process metrics). */
-  metrics?: ServiceMetrics;
-}
-
 declare module 'fastify' {
   interface FastifyInstance {
-    deps: AppDependencies;
-    /** The brute-force guards (one failure store); attach refusal listeners with `onRefused`. */
-    limiters: BruteForceLimiters;
+    /** The process's long-lived services (src/app/services.ts), given to every feature. */
+    services: Services;
   }
 }
 
-export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+/**
+ * @example
+ * const app = await buildApp(await createServices({ config, database }));
+ */
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
   const app = Fastify({
-    ...loggerOptions(deps.config),
+    loggerInstance: services.log as FastifyBaseLogger,
+    // Development prints one readable line per request (installRequestLine) instead of Fastify's two.
+    disableRequestLogging: readableLogs(config),
     // A hop count, never `true`: a caller's own X-Forwarded-For cannot pick its address.
-    trustProxy: trustProxyFor(deps.config.trustedProxyHops),
+    trustProxy: trustProxyFor(config.trustedProxyHops),
     // Every response carries X-Request-Id; an incoming one is kept only when it looks like an id.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -79,27 +67,23 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     clientErrorHandler,
   });
   answerConnectRequests(app.server);
-  app.decorate('deps', deps);
-  const limiters = deps.limiters ?? createBruteForceLimiters({ store: openFailureStore(deps.config), log: app.log });
-  app.decorate('limiters', limiters);
-  if (!deps.limiters) app.addHook('onClose', () => limiters.close());
+  app.decorate('services', services);
   const routeTable = trackRoutes(app);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
-  installRequestLine(app, deps.config);
+  installRequestLine(app, config);
   installSecurityHeaders(app);
   rejectRepeatedHeaders(app);
   installLanguageNegotiation(app);
   installErrorHandling(app, routeTable);
   installConnectionDrain(app);
-  logDatabaseOutages(app);
-  installMetrics(app, deps.metrics ?? createServiceMetrics({ processMetrics: false }));
+  installMetrics(app, services.metrics);
   registerComponentSchemas(app);
-  await registerOpenApi(app, { issuerUrl: deps.config.issuerUrl, publicBaseUrl: deps.config.publicBaseUrl });
+  await registerOpenApi(app, { issuerUrl: config.issuerUrl, publicBaseUrl: config.publicBaseUrl });
 
   await app.register(healthRoutes);
-  await app.register(oauthPlugin);
+  await app.register(oauthPlugin, { services: services.oauth });
   await app.register(orderRoutes);
   await app.register(orderIntakeRoutes);
   await app.register(objectRoutes);

@@ -1,2 +1,2 @@
 /** The web application plugin (pages under /, /sign-in, /orders, /projects, /organization, /static). */
-export { webPlugin, type WebPluginOptions } from './web-plugin.js';
+export { webPlugin } from './web-plugin.js';

@@ -5,8 +5,6 @@
  */
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
-import type { FailureLimiter } from '../rate-limit/index.js';
-import { createOrdersContext } from '../domain/orders/index.js';
 import { parseFormBody } from './form-body.js';
 import { credentialRoutes } from './routes/credential-routes.js';
 import { orderRoutes } from './routes/order-routes.js';
@@ -29,15 +27,10 @@ declare module 'fastify' {
   }
 }
 
-export interface WebPluginOptions {
-  /** The sign-in brute-force guard; default `app.limiters.signIn` (built by buildApp). */
-  signInLimiter?: FailureLimiter;
-}
-
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
-export const webPlugin: FastifyPluginAsync<WebPluginOptions> = async (app, options) => {
-  const { config, database } = app.deps;
+export const webPlugin: FastifyPluginAsync = async (app) => {
+  const { config, database, orders, limiters, oauth } = app.services;
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
   if (!app.hasContentTypeParser(FORM_TYPE)) {
     app.addContentTypeParser(FORM_TYPE, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
@@ -47,8 +40,13 @@ export const webPlugin: FastifyPluginAsync<WebPluginOptions> = async (app, optio
   const deps: WebDeps = {
     config,
     db: database.db,
-    orders: await createOrdersContext(database.db, config),
-    signInLimiter: options.signInLimiter ?? app.limiters.signIn,
+    orders,
+    signInLimiter: limiters.signIn,
+    clientAccess: oauth.clients,
+    storage: app.services.storage,
+    uploadPresigner: app.services.uploadPresigner,
+    clock: app.services.clock,
+    onJobQueued: () => app.services.jobQueued(),
   };
   const csp = contentSecurityPolicy([originOf(config.publicBaseUrl)].filter((o): o is string => o !== null));
 

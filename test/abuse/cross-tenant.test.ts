@@ -14,7 +14,7 @@ import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { loadSeed } from '../../src/domain/provisioning/seed.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../helpers/app.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { temporaryObjectStorage } from '../helpers/fixtures.js';
 import { OpenApiValidator } from '../helpers/openapi.js';
@@ -86,7 +86,7 @@ describeOnEachDatabase('cross-tenant isolation over every read route', (getDb) =
     world = fc.sample(tenantWorld(), { seed: SEED, numRuns: 1 })[0]!;
     const { dir, storage } = temporaryObjectStorage();
     await loadSeed(getDb().db, storage, world.seed);
-    app = await buildApp({ config: apiTestConfig(dir), database: getDb() });
+    app = await buildTestApp({ config: apiTestConfig(dir), database: getDb() });
     await app.ready();
     openapi = await OpenApiValidator.fromApp(app);
     reads = listOperations(openapi.document).filter((op) => op.method === 'GET');

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../helpers/app.js';
 import { createBruteForceLimiters, MemoryFailureStore, RedisFailureStore, SIGN_IN_LIMITS, type FailureStore, type RefusalEvent } from '../../src/rate-limit/index.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
@@ -49,8 +49,8 @@ async function instance(database: DatabaseHandle, dir: string, store: FailureSto
   const refusals: RefusalEvent[] = [];
   limiters.onRefused((e) => refusals.push(e));
   const config = loadConfig({ CERTDESK_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dir, OBJECT_STORAGE_DIR: dir, TRUSTED_PROXY_HOPS: '1', ...env });
-  const app = await buildApp({ config, database, limiters });
-  // buildApp closes only the limiters it built itself; these hold a Redis connection that would keep the process alive.
+  const app = await buildTestApp({ config, database, limiters });
+  // The services close only the limiters they built themselves; these hold a Redis connection that would keep the process alive.
   app.addHook('onClose', () => limiters.close());
   await app.ready();
   return { app, clock, refusals };

@@ -20,12 +20,12 @@ const script = `
 import { loadConfig } from ${repoFileUrl('src/config.ts')};
 import { openDatabase } from ${repoFileUrl('src/storage/database.ts')};
 import { migrate } from ${repoFileUrl('src/storage/migrate.ts')};
-import { buildApp } from ${repoFileUrl('src/http/app.ts')};
+import { buildTestApp } from ${repoFileUrl('test/helpers/app.ts')};
 const secrets = ${JSON.stringify(SECRETS)};
 const config = loadConfig({ CERTDESK_ENV: 'test', LOG_LEVEL: 'info' });
 const database = await openDatabase({ databaseUrl: null, pgliteDir: null });
 await migrate(database);
-const app = await buildApp({ config, database });
+const app = await buildTestApp({ config, database });
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
 const paths = [
   '/objects/orgs/ac3e0000-0000-4000-8000-000000000001/previews/a.png?expires=1900000000&signature=' + secrets.signature,

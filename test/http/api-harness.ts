@@ -9,7 +9,8 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../src/config.js';
-import { buildApp, type AppDependencies } from '../../src/http/app.js';
+import type { ServiceInput } from '../../src/app/services.js';
+import { buildTestApp } from '../helpers/app.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import type { DatabaseTarget } from '../helpers/database.js';
 import { loadStandardFixture, temporaryObjectStorage, USERS, type FixtureUserName } from '../helpers/fixtures.js';
@@ -59,13 +60,13 @@ export async function obtainToken(app: FastifyInstance, clientId: string, client
 export async function startApi(
   source: DatabaseHandle | DatabaseTarget,
   beforeReady?: (app: FastifyInstance) => void,
-  extraDeps: Partial<Omit<AppDependencies, 'config' | 'database'>> = {},
+  extraDeps: Partial<Omit<ServiceInput, 'config' | 'database'>> = {},
 ): Promise<Api & { dir: string }> {
   const ownsDatabase = 'open' in source;
   const database = ownsDatabase ? await source.open() : source;
   const { dir, storage } = temporaryObjectStorage();
   await loadStandardFixture(database, storage);
-  const app = await buildApp({ config: apiTestConfig(dir), database, ...extraDeps });
+  const app = await buildTestApp({ config: apiTestConfig(dir), database, ...extraDeps });
   beforeReady?.(app);
   await app.ready();
   const tokens = {} as Record<FixtureUserName, string>;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../helpers/app.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
 import { ACME, loadStandardFixture, temporaryObjectStorage, USERS } from '../helpers/fixtures.js';
@@ -19,7 +19,7 @@ describe('/metrics', () => {
   let dir: string;
   const apps: FastifyInstance[] = [];
   const build = async (overrides: Partial<ReturnType<typeof apiTestConfig>>) => {
-    const app = await buildApp({ config: { ...apiTestConfig(dir), ...overrides }, database });
+    const app = await buildTestApp({ config: { ...apiTestConfig(dir), ...overrides }, database });
     apps.push(app);
     return app;
   };

@@ -7,7 +7,6 @@ import { describeOnEachDatabase } from '../helpers/database.js';
 import { ACME, ACME_ORDER_COUNT, GLOBEX, TINY_PNG_BASE64, USERS, type FixtureUserName } from '../helpers/fixtures.js';
 import { expectedOrderIds, expectedStats, principalOf } from '../helpers/orders-oracle.js';
 import { toOrderRow } from '../../src/domain/orders/order-document.js';
-import { createHmacPresigner } from '../../src/domain/orders/index.js';
 import { upsertOrders } from '../../src/domain/orders/order.repository.js';
 
 const OP = 'get_orders_v1_orders_get';
@@ -322,7 +321,7 @@ describeOnEachDatabase('GET /v1/orders', (getDb) => {
     const urls = async () => (await page('admin', { project_id: 'All Projects', limit: 10 })).orders!.map((o) => o.asset_preview_url as string | null);
     const first = await urls();
     const second = await urls();
-    const ttl = api.app.deps.config.presignTtlSeconds;
+    const ttl = api.app.services.config.presignTtlSeconds;
     for (const [i, u] of first.entries()) {
       if (u === null) continue;
       const a = new URL(u);
@@ -360,9 +359,9 @@ describeOnEachDatabase('GET /v1/orders', (getDb) => {
       `${url.pathname}`,
       `${url.pathname}?expires=abc&signature=${signature}`,
     ];
-    const presigner = await createHmacPresigner(api.database.db, api.app.deps.config);
+    const presigner = api.app.services.objectUrls;
     const key = url.pathname.replace(/^\/objects\//, '');
-    const expired = new URL(presigner.presign(key, Math.floor(Date.now() / 1000) - 2 * api.app.deps.config.presignTtlSeconds));
+    const expired = new URL(presigner.presign(key, Math.floor(Date.now() / 1000) - 2 * api.app.services.config.presignTtlSeconds));
     forbidden.push(`${expired.pathname}${expired.search}`);
     for (const p of forbidden) {
       const res = await api.app.inject({ method: 'GET', url: p });

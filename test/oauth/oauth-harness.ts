@@ -10,7 +10,7 @@ import { SCOPES } from '../../src/contract/schemas.js';
 import { createApiClient } from '../../src/domain/api-clients/index.js';
 import { hashClientSecret } from '../../src/domain/api-clients/client-credentials.js';
 import type { Executor, DatabaseHandle } from '../../src/storage/database.js';
-import { oauthPlugin, requireScope, type OAuthPluginOptions } from '../../src/oauth/index.js';
+import { oauthPlugin, requireScope, startOAuthServices, type OAuthTuning } from '../../src/oauth/index.js';
 import { createBruteForceLimiters, MemoryFailureStore, type BruteForceLimiters } from '../../src/rate-limit/index.js';
 
 export const ISSUER = 'https://auth.certdesk.test';
@@ -64,16 +64,18 @@ export async function seedClient(
 /** The OAuth plugin on a bare Fastify instance, with `/test/read` and `/test/write` protected routes. */
 export async function buildOAuthTestApp(
   database: DatabaseHandle,
-  options: OAuthPluginOptions & { config?: Config; limiters?: BruteForceLimiters } = {},
+  options: OAuthTuning & { config?: Config; limiters?: BruteForceLimiters } = {},
 ): Promise<FastifyInstance> {
-  const { config = testConfig(), limiters, ...pluginOptions } = options;
+  const { config = testConfig(), limiters, ...tuning } = options;
   const app = Fastify({ logger: false });
-  app.decorate('deps', { config, database });
-  // What buildApp does: the brute-force guards over one store (in memory unless the test brings its own).
+  // What the composition root does: the brute-force guards over one store (in memory unless the test brings its own).
   const guards = limiters ?? createBruteForceLimiters({ store: new MemoryFailureStore(), log: app.log });
-  app.decorate('limiters', guards);
-  app.addHook('onClose', () => guards.close());
-  await app.register(oauthPlugin, pluginOptions);
+  const services = await startOAuthServices({ db: database.db, config, log: app.log, limiter: guards.tokenEndpoint, tuning });
+  app.addHook('onClose', async () => {
+    await services.stop();
+    await guards.close();
+  });
+  await app.register(oauthPlugin, { services });
   const echo = async (request: { principal: unknown }) => ({ principal: request.principal });
   app.get('/test/read', { onRequest: requireScope(SCOPES.read) }, echo);
   app.get('/test/write', { onRequest: requireScope(SCOPES.write) }, echo);

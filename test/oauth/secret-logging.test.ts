@@ -11,12 +11,12 @@ const script = `
 import { loadConfig } from ${url('src/config.ts')};
 import { openDatabase } from ${url('src/storage/database.ts')};
 import { migrate } from ${url('src/storage/migrate.ts')};
-import { buildApp } from ${url('src/http/app.ts')};
+import { buildTestApp } from ${url('test/helpers/app.ts')};
 import { seedClient, form, basic, FORM_HEADERS } from ${url('test/oauth/oauth-harness.ts')};
 const config = loadConfig({ CERTDESK_ENV: 'test', LOG_LEVEL: 'trace' });
 const database = await openDatabase({ databaseUrl: null, pgliteDir: null });
 await migrate(database);
-const app = await buildApp({ config, database });
+const app = await buildTestApp({ config, database });
 const client = await seedClient(database.db);
 const post = (payload, headers = {}) => app.inject({ method: 'POST', url: '/oauth2/token', headers: { ...FORM_HEADERS, ...headers }, payload });
 const ok = await post(form({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }));

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../helpers/app.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import type { ObjectStorage } from '../../src/storage/object-storage/object-storage.js';
 
@@ -13,7 +13,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 export async function buildWebApp(handle: DatabaseHandle, storage: ObjectStorage, overrides: Partial<Config> = {}): Promise<FastifyInstance> {
-  return buildApp({ config: testConfig(overrides), database: handle, storage });
+  return buildTestApp({ config: testConfig(overrides), database: handle, storage });
 }
 
 /** A cookie jar for app.inject: keeps name=value pairs from Set-Cookie, drops cleared ones. */

@@ -1,17 +1,13 @@
 import type { Command } from 'commander';
+import { createServices } from '../../app/services.js';
 import { buildApp } from '../../http/app.js';
 import { migrate } from '../../storage/migrate.js';
 import { configFrom, openConfiguredDatabase, UsageError } from '../context.js';
 import { buildDemoSeed, DEMO_PRIMARY } from '../../domain/demo/index.js';
 import { loadSeed, type SeedReport } from '../../domain/provisioning/seed.js';
 import { openObjectStorage } from '../../storage/object-storage/index.js';
-import { detectionServiceFrom } from '../../integrations/detection-service/index.js';
 import { isClusterWorker, reportListening, runClusterPrimary, workerCount } from '../../cluster/serve-cluster.js';
-import { JobRuntime } from '../../jobs/job-runtime.js';
-import { systemClock } from '../../domain/time/clock.js';
-import { createServiceMetrics } from '../../metrics/service-metrics.js';
 import { stopOnSignals } from '../stop-on-signals.js';
-import { isDatabaseUnavailable } from '../../storage/database-availability.js';
 
 /** What `serve --demo` prints once listening: where to go and which demo credentials to use. */
 function demoBanner(baseUrl: string, report: SeedReport): string {
@@ -79,23 +75,18 @@ export function registerServe(program: Command): void {
         });
         process.exit(code);
       }
-      const storage = openObjectStorage(config);
+      const services = await createServices({ config, database }).catch(async (err: unknown) => {
+        await database.close();
+        throw err;
+      });
+      const app = await buildApp(services);
       // Background jobs (analysis, cleanup) run here too unless WORKER_CONCURRENCY=0 leaves them to `certdesk worker`
       // (in a cluster, in every worker process: jobs are leased, so copies never run one job twice at once).
-      let jobs: JobRuntime | null = null;
-      const app = await buildApp({ config, database, storage, clock: systemClock, onJobQueued: () => jobs?.nudge(), metrics: createServiceMetrics() });
-      if (config.workerConcurrency > 0) {
-        jobs = new JobRuntime({ db: database.db, clock: systemClock, storage, detection: detectionServiceFrom(config), concurrency: config.workerConcurrency, onError: (err) => {
-            // An unreachable database is logged once per outage by the availability monitor.
-            if (!isDatabaseUnavailable(err)) app.log.error({ err }, 'job queue error');
-          } });
-        jobs.start();
-      }
+      if (config.workerConcurrency > 0) services.jobs.start();
       stopOnSignals({
         app,
-        // Jobs still running after a short wait are left to their lease: another worker runs them again.
         closeResources: async () => {
-          await jobs?.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
+          await services.close();
           await database.close();
         },
         gracePeriodMs: config.shutdownGracePeriodSeconds * 1000,

@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
-import { systemClock } from '../../domain/time/clock.js';
-import { JobRuntime } from '../../jobs/job-runtime.js';
-import { detectionServiceFrom } from '../../integrations/detection-service/index.js';
+import { createServices } from '../../app/services.js';
 import { migrate } from '../../storage/migrate.js';
-import { openObjectStorage } from '../../storage/object-storage/index.js';
 import { configFrom, openConfiguredDatabase } from '../context.js';
 
 export function registerWorker(program: Command): void {
@@ -19,18 +16,15 @@ export function registerWorker(program: Command): void {
         await database.close();
         throw err;
       }
-      const jobs = new JobRuntime({
-        db: database.db,
-        clock: systemClock,
-        storage: openObjectStorage(config),
-        detection: detectionServiceFrom(config),
-        concurrency: Math.max(1, config.workerConcurrency),
-        onError: (err) => process.stderr.write(`certdesk worker: ${(err as Error).message}\n`),
+      const services = await createServices({ config, database }).catch(async (err: unknown) => {
+        await database.close();
+        throw err;
       });
+      const { jobs } = services;
       jobs.start();
       process.stdout.write(`certdesk worker ${jobs.worker.id} running ${Math.max(1, config.workerConcurrency)} jobs at once (${database.description})\n`);
       const shutdown = async () => {
-        await jobs.stop();
+        await services.close();
         await database.close();
         process.exit(0);
       };

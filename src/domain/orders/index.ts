@@ -1,5 +1,5 @@
 /** The orders feature's read surface, shared by the API routes, the web pages and the CLI. */
-export { createHmacPresigner, createOrdersContext, type OrdersContext } from './orders-context.js';
+export { createOrdersContext, type OrdersContext } from './orders-context.js';
 export {
   DEFAULT_PAGE_LIMIT,
   MAX_PAGE_LIMIT,

@@ -41,14 +41,13 @@ function presentsToken(request: FastifyRequest, expected: string): boolean {
 /** Records every request of `app` and serves `/metrics` when the configuration allows. */
 export function installMetrics(app: FastifyInstance, metrics: ServiceMetrics): void {
   app.decorate('metrics', metrics);
-  metrics.observeDatabase(app.deps.database);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? '(unmatched)';
     metrics.recordRequest({ method: request.method, route, status: reply.statusCode }, reply.elapsedTime / 1000);
     if (reply.statusCode === 429) metrics.recordRateLimitRefusal(limiterOf(route));
   });
 
-  const { metricsEnabled, metricsToken } = app.deps.config;
+  const { metricsEnabled, metricsToken } = app.services.config;
   if (!metricsEnabled) return;
   app.get(METRICS_PATH, { schema: { hide: true } }, async (request, reply) => {
     if (metricsToken !== null && !presentsToken(request, metricsToken)) {

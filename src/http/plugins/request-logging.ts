@@ -6,7 +6,8 @@
  * Redaction is pino's in both modes: it runs before the line reaches any stream, so the pretty output
  * never sees an Authorization header, a cookie or a Set-Cookie either.
  */
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { DestinationStream, LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import type { Environment } from '../../config.js';
 import { serializeRequest } from '../logging/request-serializer.js';
@@ -22,13 +23,16 @@ export interface LoggingSettings {
 /** The readable mode: development only (production and tests keep JSON that machines parse). */
 export const readableLogs = (settings: LoggingSettings): boolean => settings.env === 'development' && settings.logLevel !== 'silent';
 
-/** Fastify's logger options for these settings. */
-export function loggerOptions(settings: LoggingSettings): Pick<FastifyServerOptions, 'logger' | 'disableRequestLogging'> {
-  if (settings.logLevel === 'silent') return { logger: false };
+/** pino's options for these settings, or null when nothing is logged. */
+export function loggerSettings(settings: LoggingSettings): LoggerOptions | null {
+  if (settings.logLevel === 'silent') return null;
   // The request serializer redacts credentials in query strings (JSON mode logs the URL).
-  const base = { level: settings.logLevel, redact: { paths: REDACTED_HEADERS, censor: '[redacted]' }, serializers: { req: serializeRequest } };
-  if (!readableLogs(settings)) return { logger: base };
-  const stream = pretty({
+  return { level: settings.logLevel, redact: { paths: REDACTED_HEADERS, censor: '[redacted]' }, serializers: { req: serializeRequest } };
+}
+
+/** The readable mode's destination: one line per entry, written synchronously. */
+export function prettyLogStream(): DestinationStream {
+  return pretty({
     singleLine: true,
     // Synchronous writes keep log lines and the banner (written with process.stdout) in order.
     sync: true,
@@ -36,7 +40,6 @@ export function loggerOptions(settings: LoggingSettings): Pick<FastifyServerOpti
     translateTime: 'SYS:HH:MM:ss',
     ignore: 'pid,hostname',
   });
-  return { logger: { ...base, stream }, disableRequestLogging: true };
 }
 
 /**

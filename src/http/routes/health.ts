@@ -9,12 +9,12 @@ import { ping } from '../../storage/database.js';
 export const healthRoutes: FastifyPluginAsync = async (app) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
-    const { kind, availability } = app.deps.database;
+    const { kind, availability } = app.services.database;
     if (app.drain?.draining) {
       reply.code(503);
       return { status: 'draining', database: { kind, status: availability.isUp ? 'up' : 'down' } };
     }
-    const up = await ping(app.deps.database.db);
+    const up = await ping(app.services.database.db);
     reply.code(up ? 200 : 503);
     return { status: up ? 'ok' : 'unavailable', database: { kind, status: up ? 'up' : 'down' } };
   });

@@ -8,46 +8,17 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, ForbiddenError, NotFoundError } from '../../domain/errors.js';
-import { createHmacPresigner } from '../../domain/orders/index.js';
-import {
-  HmacUploadPresigner,
-  isValidObjectKey,
-  LocalDirectoryStorage,
-  ObjectExistsError,
-  ObjectSizeMismatchError,
-  openObjectStorage,
-  type ObjectStorage,
-} from '../../storage/object-storage/index.js';
-import type { HmacUrlPresigner } from '../../storage/object-storage/presign.js';
-import { SERVER_SECRET, serverSecret } from '../../storage/server-secrets.js';
+import { isValidObjectKey, LocalDirectoryStorage, ObjectExistsError, ObjectSizeMismatchError } from '../../storage/object-storage/index.js';
 
-/** Registers GET and PUT /objects/*, on `deps.storage` or the configured object storage. */
+/** Registers GET and PUT /objects/* over the process's object storage and URL signers. */
 export const objectRoutes: FastifyPluginAsync = async (app) => {
-  const storage: ObjectStorage = app.deps.storage ?? openObjectStorage(app.deps.config);
-  let presigner: Promise<HmacUrlPresigner> | null = null;
-  const getPresigner = () => {
-    presigner ??= createHmacPresigner(app.deps.database.db, app.deps.config).catch((err: unknown) => {
-      presigner = null; // a database hiccup at first use must not stick
-      throw err;
-    });
-    return presigner;
-  };
-  let uploadSigner: Promise<HmacUploadPresigner> | null = null;
-  const getUploadSigner = () => {
-    uploadSigner ??= serverSecret(app.deps.database.db, SERVER_SECRET.presign)
-      .then((secret) => new HmacUploadPresigner(secret, app.deps.config.publicBaseUrl))
-      .catch((err: unknown) => {
-        uploadSigner = null;
-        throw err;
-      });
-    return uploadSigner;
-  };
+  const { storage, objectUrls, uploadSigner } = app.services;
 
   app.get('/objects/*', { schema: { hide: true } }, async (request, reply) => {
     const key = (request.params as { '*': string })['*'];
     const query = request.query as Record<string, unknown>;
     const now = Math.floor(Date.now() / 1000);
-    if ((await getPresigner()).verify(key, query.expires, query.signature, now) !== 'ok') {
+    if (objectUrls.verify(key, query.expires, query.signature, now) !== 'ok') {
       throw new ForbiddenError('errors.invalid_signature');
     }
     const object = isValidObjectKey(key) ? await storage.get(key) : null;
@@ -70,7 +41,7 @@ export const objectRoutes: FastifyPluginAsync = async (app) => {
     uploads.put('/objects/*', { schema: { hide: true } }, async (request, reply) => {
       const key = (request.params as { '*': string })['*'];
       const query = request.query as Record<string, unknown>;
-      const check = (await getUploadSigner()).verify(key, query.expires, query.size, query.signature);
+      const check = uploadSigner.verify(key, query.expires, query.size, query.signature);
       if (check !== 'ok' || !isValidObjectKey(key) || !(storage instanceof LocalDirectoryStorage)) {
         throw new ForbiddenError('errors.invalid_signature');
       }

@@ -22,12 +22,9 @@ import { ErrorDetail, HTTPValidationError, Order, SCOPES } from '../../contract/
 import { NotFoundError } from '../../domain/errors.js';
 import { createOrderFromUpload, respondToOrder, UploadRejectedError, type IntakeDeps } from '../../domain/intake/order-intake.service.js';
 import { announceUpload, UploadTooLargeError } from '../../domain/intake/upload.service.js';
-import { createOrdersContext, findVisibleOrder, type OrdersContext } from '../../domain/orders/index.js';
-import { systemClock } from '../../domain/time/clock.js';
+import { findVisibleOrder } from '../../domain/orders/index.js';
 import type { MessageKey } from '../../i18n/catalogue.js';
 import { requireScope } from '../../oauth/index.js';
-import { openObjectStorage, type UploadPresigner } from '../../storage/object-storage/index.js';
-import { createUploadPresigner } from '../../storage/object-storage/upload-presigner-factory.js';
 import { readSecurity, ref, SECURITY_SCHEME } from '../openapi/route-docs.js';
 import { RequestValidationError } from '../validation/index.js';
 import { IdempotencyHeaderSchema, idempotencyHooks } from '../plugins/idempotency.js';
@@ -78,27 +75,9 @@ const lang = Type.Optional(Type.String({ description: 'Language of human-readabl
 const LangHeader = Type.Object({ lang });
 const WriteHeaders = Type.Object({ lang, 'Idempotency-Key': IdempotencyHeaderSchema });
 
-/** Registers the intake routes; storage, presigner and orders context come from the app's dependencies. */
+/** Registers the intake routes over the process's storage, upload presigner, clock and orders context. */
 export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
-  const { config, database } = app.deps;
-  const storage = app.deps.storage ?? openObjectStorage(config);
-  const clock = app.deps.clock ?? systemClock;
-  let context: Promise<OrdersContext> | null = null;
-  const ordersContext = () => {
-    context ??= createOrdersContext(database.db, config).catch((err: unknown) => {
-      context = null;
-      throw err;
-    });
-    return context;
-  };
-  let uploadPresigner: Promise<UploadPresigner> | null = null;
-  const presigner = (): Promise<UploadPresigner> => {
-    uploadPresigner ??= createUploadPresigner(storage, database.db, config.publicBaseUrl).catch((err: unknown) => {
-      uploadPresigner = null;
-      throw err;
-    });
-    return uploadPresigner;
-  };
+  const { config, database, storage, clock, orders, uploadPresigner } = app.services;
   const idempotent = idempotencyHooks(database.db, clock);
   // Writes take JSON (and multipart on POST /v1/orders) only. Fastify's built-in text/plain parser would
   // hand a string to routes whose body schema is keyed by content type, which skips validation there:
@@ -106,13 +85,7 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
   app.removeContentTypeParser('text/plain');
   // Multipart bodies in this plugin only; files are streamed (multipart-order-body.ts), never buffered.
   await app.register(multipart, { limits: { fileSize: MULTIPART_MAX_FILE_BYTES, files: 2, fields: 50, fieldSize: 100_000, parts: 60 } });
-  const intakeDeps = async (): Promise<IntakeDeps> => ({
-    db: database.db,
-    clock,
-    storage,
-    orders: await ordersContext(),
-    onJobQueued: () => app.deps.onJobQueued?.(),
-  });
+  const intakeDeps: IntakeDeps = { db: database.db, clock, storage, orders, onJobQueued: () => app.services.jobQueued() };
 
   app.post<{ Body: UploadRequestT }>(
     '/v1/uploads',
@@ -133,7 +106,7 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       try {
         const ticket = await announceUpload(
-          { db: database.db, clock, presigner: await presigner(), maxUploadBytes: config.maxUploadBytes, uploadTtlSeconds: config.uploadTtlSeconds },
+          { db: database.db, clock, presigner: uploadPresigner, maxUploadBytes: config.maxUploadBytes, uploadTtlSeconds: config.uploadTtlSeconds },
           request.principal,
           request.body,
         );
@@ -169,7 +142,7 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
       requireBody(request.body);
       try {
         const { file, upload_id: uploadId, ...fields } = { file: undefined, upload_id: undefined, ...request.body };
-        const order = await createOrderFromUpload(await intakeDeps(), request.principal, {
+        const order = await createOrderFromUpload(intakeDeps, request.principal, {
           ...fields,
           upload_id: (file ?? uploadId)!,
           project_id: fields.project_id ?? null,
@@ -198,7 +171,7 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const order = await findVisibleOrder(await ordersContext(), request.principal, request.params.order_id);
+      const order = await findVisibleOrder(orders, request.principal, request.params.order_id);
       if (!order) throw new NotFoundError('errors.order_not_found');
       return reply.header('Cache-Control', 'no-store').send(order);
     },
@@ -224,7 +197,7 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
     async (request, reply) => {
       requireBody(request.body);
       try {
-        const order = await respondToOrder(await intakeDeps(), request.principal, request.params.order_id, request.body);
+        const order = await respondToOrder(intakeDeps, request.principal, request.params.order_id, request.body);
         return reply.code(201).header('Cache-Control', 'no-store').send(order);
       } catch (err) {
         if (err instanceof UploadRejectedError) throw uploadRejection(err, 'upload_ids');

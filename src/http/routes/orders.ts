@@ -8,13 +8,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import { GetOrdersResponse, SCOPES } from '../../contract/schemas.js';
 import { NotFoundError } from '../../domain/errors.js';
 import {
-  createOrdersContext,
   DEFAULT_PAGE_LIMIT,
   InvalidPageTokenError,
   listOrdersJson,
   MAX_PAGE_LIMIT,
   OrderScopeNotFoundError,
-  type OrdersContext,
 } from '../../domain/orders/index.js';
 import { requireScope } from '../../oauth/index.js';
 import { apiResponses, readSecurity, ref } from '../openapi/route-docs.js';
@@ -33,16 +31,9 @@ export const OrdersHeaders = Type.Object({
   lang: Type.Optional(Type.String({ description: 'Language of human-readable messages (en, fr, de, es, ja).' })),
 });
 
-/** Registers GET /v1/orders; the orders context (page-token and presign keys) is loaded on first use. */
+/** Registers GET /v1/orders over the process's orders context (page-token and presign keys). */
 export const orderRoutes: FastifyPluginAsync = async (app) => {
-  let context: Promise<OrdersContext> | null = null;
-  const ordersContext = () => {
-    context ??= createOrdersContext(app.deps.database.db, app.deps.config).catch((err: unknown) => {
-      context = null; // a database hiccup at first use must not stick
-      throw err;
-    });
-    return context;
-  };
+  const context = app.services.orders;
 
   app.get<{ Querystring: Static<typeof OrdersQuery> }>(
     '/v1/orders',
@@ -66,7 +57,7 @@ export const orderRoutes: FastifyPluginAsync = async (app) => {
       try {
         // The database assembles the page from the stored documents; it is encoded once here (a string payload
         // would be scanned once for Content-Length and again to encode).
-        body = Buffer.from(await listOrdersJson(await ordersContext(), request.principal, { projectId, preview, pageToken, limit }), 'utf8');
+        body = Buffer.from(await listOrdersJson(context, request.principal, { projectId, preview, pageToken, limit }), 'utf8');
       } catch (err) {
         if (err instanceof InvalidPageTokenError) throw invalidParameter('query', 'page_token', pageToken ?? null, 'validation.invalid_page_token');
         if (err instanceof OrderScopeNotFoundError) throw new NotFoundError('errors.project_not_found');

@@ -14,7 +14,7 @@ export const OrganizationPathParams = Type.Object({
 });
 
 export const organizationMemberRoutes: FastifyPluginAsync = async (app) => {
-  const db = app.deps.database.db;
+  const db = app.services.database.db;
   app.get<{ Params: Static<typeof OrganizationPathParams> }>(
     '/v1/organizations/:organization_id/members',
     {

@@ -14,7 +14,7 @@ export const ProjectPathParams = Type.Object({
 });
 
 export const projectRoutes: FastifyPluginAsync = async (app) => {
-  const db = app.deps.database.db;
+  const db = app.services.database.db;
 
   app.get(
     '/v1/projects',

@@ -83,7 +83,7 @@ export function credentialRoutes(deps: WebDeps): FastifyPluginAsync {
       if (!client) return sendNotFound(req.web, reply);
       await revokeApiClient(deps.db, client.clientId, client.organizationId);
       // The token service caches client resolutions for a few seconds: this instance forgets at once.
-      if (app.hasDecorator('oauth')) app.oauth.clients.invalidate(client.clientId);
+      deps.clientAccess.invalidate(client.clientId);
       req.log.info({ event: 'web.credential_revoked', clientId: client.clientId, userId: sessionOf(req).userId }, 'API credential revoked');
       return reply.redirect(`/organization?revoked=${encodeURIComponent(client.clientId)}#credentials`, 303);
     });

@@ -1,0 +1,149 @@
+/**
+ * The composition root: every long-lived service of a certdesk process, built once from the configuration
+ * and the open database, then handed to the entry points: the HTTP application (API, token service, web
+ * pages: `http/app.ts`), the background job worker (`serve`, `certdesk worker`) and the CLI commands.
+ * Nothing else builds its own copy of these; features declare what they need and are given it.
+ *
+ *   config ─┐
+ *   database┼─> createServices() ─> Services ─┬─> buildApp(services)      (http/, oauth/, web/)
+ *   (tests: │                                  ├─> services.jobs.start()  (jobs/)
+ *    storage,                                  └─> CLI commands          (cli/)
+ *    clock, limiters, metrics, tuning)
+ *
+ * The database is opened (and closed) by the caller: a CLI command may go through a running server's
+ * socket, a test may share one database between several applications.
+ *
+ * @example
+ * const services = await createServices({ config, database });
+ * const app = await buildApp(services);
+ * await app.listen({ port: config.port });
+ * // ... on shutdown:
+ * await app.close();
+ * await services.close();
+ * await database.close();
+ */
+import pino, { type Logger } from 'pino';
+import type { Config } from '../config.js';
+import { systemClock, type Clock } from '../domain/time/clock.js';
+import { createOrdersContext, type OrdersContext } from '../domain/orders/index.js';
+import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
+import { detectionServiceFrom } from '../integrations/detection-service/index.js';
+import { JobRuntime } from '../jobs/job-runtime.js';
+import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
+import { startOAuthServices, type OAuthServices, type OAuthTuning } from '../oauth/index.js';
+import { createBruteForceLimiters, openFailureStore, type BruteForceLimiters } from '../rate-limit/index.js';
+import type { DatabaseHandle } from '../storage/database.js';
+import { HmacUploadPresigner, openObjectStorage, S3ObjectStorage, type ObjectStorage, type UploadPresigner } from '../storage/object-storage/index.js';
+import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
+import { isDatabaseUnavailable } from '../storage/database-availability.js';
+import { SERVER_SECRET, serverSecret } from '../storage/server-secrets.js';
+import { logDatabaseOutages } from './database-outage-log.js';
+
+/** What a caller may bring instead of the configured default (tests, benchmarks). */
+export interface ServiceInput {
+  config: Config;
+  database: DatabaseHandle;
+  /** Object storage of assets, previews and layers; default: the one the configuration names. */
+  storage?: ObjectStorage;
+  /** Time of domain writes (orders, uploads, jobs); default: the system clock. */
+  clock?: Clock;
+  /** Brute-force guards; default: over the configured failure store (Redis or in-process). */
+  limiters?: BruteForceLimiters;
+  /** Prometheus metrics; default: a registry of this process's own, with process metrics. */
+  metrics?: ServiceMetrics;
+  /** The process logger; default: built from the configuration (JSON, or readable in development). */
+  log?: Logger;
+  /** Token service timings (tests shorten or move them). */
+  oauth?: OAuthTuning;
+  /** Settings of the job worker that a test drives (poll interval, lease, backoff). */
+  jobs?: ConstructorParameters<typeof JobRuntime>[0]['worker'];
+}
+
+export interface Services {
+  readonly config: Config;
+  readonly database: DatabaseHandle;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly storage: ObjectStorage;
+  /** Page tokens and the presigner of preview and layer URLs: what order reads need (API and web). */
+  readonly orders: OrdersContext;
+  /** The same presigner, typed for verifying `GET /objects/...` signatures. */
+  readonly objectUrls: HmacUrlPresigner;
+  /** Presigned PUTs of `POST /v1/uploads`: the bucket's own (S3) or the service's HMAC one (local). */
+  readonly uploadPresigner: UploadPresigner;
+  /** Verifies the HMAC upload URLs that `PUT /objects/...` receives (local storage). */
+  readonly uploadSigner: HmacUploadPresigner;
+  readonly limiters: BruteForceLimiters;
+  readonly metrics: ServiceMetrics;
+  readonly oauth: OAuthServices;
+  /** Background jobs of this process (started by `serve` and `certdesk worker`, not by other commands). */
+  readonly jobs: JobRuntime;
+  /** Wakes this process's worker: a request just queued a job. */
+  jobQueued(): void;
+  /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
+  close(): Promise<void>;
+}
+
+/** The process logger the configuration asks for: JSON lines, readable lines in development, or silent. */
+export function createLogger(config: Pick<Config, 'env' | 'logLevel'>): Logger {
+  const settings = loggerSettings(config);
+  if (!settings) return pino({ level: 'silent' });
+  return readableLogs(config) ? pino(settings, prettyLogStream()) : pino(settings);
+}
+
+/**
+ * Builds every long-lived service once. Reads the deployment's secrets (page-token and presign keys) and
+ * starts the token service's key store, so the database must be reachable and migrated.
+ */
+export async function createServices(input: ServiceInput): Promise<Services> {
+  const { config, database } = input;
+  const db = database.db;
+  const log = input.log ?? createLogger(config);
+  const clock = input.clock ?? systemClock;
+  const storage = input.storage ?? openObjectStorage(config);
+  const orders = await createOrdersContext(db, config);
+  const uploadSigner = new HmacUploadPresigner(await serverSecret(db, SERVER_SECRET.presign), config.publicBaseUrl);
+  const limiters = input.limiters ?? createBruteForceLimiters({ store: openFailureStore(config), log });
+  const metrics = input.metrics ?? createServiceMetrics();
+  metrics.observeDatabase(database);
+  const oauth = await startOAuthServices({ db, config, log, limiter: limiters.tokenEndpoint, tuning: input.oauth });
+  const jobs = new JobRuntime({
+    db,
+    clock,
+    storage,
+    detection: detectionServiceFrom(config),
+    concurrency: Math.max(1, config.workerConcurrency),
+    // An unreachable database is logged once per outage (below), not once per poll.
+    onError: (err) => {
+      if (!isDatabaseUnavailable(err)) log.error({ err }, 'job queue error');
+    },
+    worker: input.jobs,
+  });
+  const stopOutageLog = logDatabaseOutages(database, log);
+  let closed: Promise<void> | null = null;
+  return {
+    config,
+    database,
+    clock,
+    log,
+    storage,
+    orders,
+    objectUrls: orders.presigner,
+    uploadPresigner: storage instanceof S3ObjectStorage ? storage : uploadSigner,
+    uploadSigner,
+    limiters,
+    metrics,
+    oauth,
+    jobs,
+    jobQueued: () => jobs.nudge(),
+    close: () =>
+      (closed ??= (async () => {
+        // Jobs still running after a short wait are left to their lease: another worker runs them again.
+        await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
+        stopOutageLog();
+        await oauth.stop();
+        // Limiters a caller brought are the caller's to close.
+        if (!input.limiters) await limiters.close();
+      })()),
+  };
+}
