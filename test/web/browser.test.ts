@@ -3,10 +3,12 @@
  * in-memory PGlite with the standard fixture. Every page is photographed to test-output/screenshots.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { DatabaseHandle } from '../../src/storage/database.js';
@@ -15,6 +17,7 @@ import { ACME, loadStandardFixture, USERS, type FixtureUser } from '../helpers/f
 import { buildWebApp } from './web-test-helpers.js';
 
 const SCREENSHOTS = path.resolve('test-output/screenshots');
+const run = promisify(execFile);
 
 /** A free port: presigned URLs and the token audience need the public address before the app is built. */
 async function freePort(): Promise<number> {
@@ -136,6 +139,9 @@ describe('web application in Chromium', () => {
     assert.equal(curl.length, 2, 'two lines: get a token, call the API');
     assert.ok(curl[0]!.startsWith('TOKEN=$(curl -s -u ') && curl[0]!.includes(`${base}/oauth2/token`));
     assert.ok(curl[1]!.startsWith('curl -s -H "Authorization: Bearer $TOKEN" '));
+    // Pasted into a shell as shown, the two lines get a token and list the orders.
+    const pasted = await run('bash', ['-e', '-o', 'pipefail', '-c', curl.join('\n')], { timeout: 30_000 });
+    assert.equal(JSON.parse(pasted.stdout).order_stats.total_orders, 40, pasted.stdout);
     await shoot(admin, 'credential-created');
     // Post/redirect/get: a reload neither re-posts the form nor shows the secret again.
     assert.match(new URL(admin.url()).pathname, /^\/organization\/credentials\/created\//);
@@ -394,7 +400,11 @@ describe('web application in Chromium', () => {
     await admin.getByRole('link', { name: '日本語' }).click();
     assert.equal(await admin.locator('html').getAttribute('lang'), 'ja');
     assert.equal(await admin.getByRole('heading', { level: 1 }).textContent(), '注文');
-    assert.ok((await admin.locator('.card .badge').first().textContent())!.length > 0);
+    // The analysis badges in the Japanese catalogue's exact words.
+    const analysisBadges = await admin.locator('.card .badge[data-analysis]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-analysis'), e.textContent]));
+    assert.ok(analysisBadges.some(([kind]) => kind === 'pass') && analysisBadges.some(([kind]) => kind === 'fail'), JSON.stringify(analysisBadges));
+    const inJapanese: Record<string, string> = { pass: '✓ 分析合格', fail: '✗ 分析不合格', none: '分析なし' };
+    for (const [kind, text] of analysisBadges) assert.equal(text, inJapanese[kind!], `${kind} badge`);
     await shoot(admin, 'orders-ja');
     await admin.getByRole('link', { name: 'English' }).click();
   });
