@@ -11,6 +11,7 @@ import { orderRoutes } from './routes/order-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
 import { projectRoutes } from './routes/project-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
+import { uploadRoutes } from './routes/upload-routes.js';
 import { contentSecurityPolicy, originOf, setSecurityHeaders } from './security-headers.js';
 import { readSession } from './session/web-session.js';
 import { staticAssetRoutes } from './static-assets.js';
@@ -84,6 +85,7 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(staticAssetRoutes);
   await app.register(signInRoutes(deps));
   await app.register(orderRoutes(deps));
+  await app.register(uploadRoutes(deps));
   await app.register(organizationRoutes(deps));
   await app.register(credentialRoutes(deps));
   await app.register(projectRoutes(deps));

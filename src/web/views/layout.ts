@@ -13,6 +13,8 @@ export interface PageOptions {
   active?: NavArea;
   /** Path the language links point at (default: the current URL); pages answering a POST name a GET page. */
   languageBase?: string;
+  /** Further scripts of src/web/static this page needs (after app.js). */
+  scripts?: readonly string[];
 }
 
 /** The current URL with `lang` set, so switching language keeps the filter and page. */
@@ -59,7 +61,8 @@ export function page(ctx: WebContext, options: PageOptions): SafeHtml {
 <link rel="icon" type="image/svg+xml" href="${assetUrl('favicon.svg')}">
 <link rel="stylesheet" href="${assetUrl('app.css')}">
 <script src="${assetUrl('app.js')}" defer></script>
-</head>
+${(options.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></script>
+`)}</head>
 <body>
 <a class="skip-link" href="#main">${ctx.t('web.nav.skip')}</a>
 <header class="site-header">

@@ -85,7 +85,8 @@ export function ordersPage(ctx: WebContext, view: OrdersView): SafeHtml {
   return page(ctx, {
     title: ctx.t('web.orders.title'),
     active: 'orders',
-    body: html`<h1>${ctx.t('web.orders.title')}</h1>
+    body: html`<div class="page-heading"><h1>${ctx.t('web.orders.title')}</h1>
+      <a class="button primary" href="/orders/new" data-new-order>${ctx.t('web.orders.new_order')}</a></div>
       ${filterForm(ctx, view)}
       ${stats(ctx, view.stats)}
       ${list}
