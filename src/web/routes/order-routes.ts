@@ -53,10 +53,10 @@ export function orderRoutes(deps: WebDeps): FastifyPluginAsync {
       );
     });
 
-    app.get<{ Params: { orderId: string } }>('/orders/:orderId', async (req, reply) => {
+    app.get<{ Params: { orderId: string }; Querystring: { responded?: string } }>('/orders/:orderId', async (req, reply) => {
       const order = await findVisibleOrder(deps.orders, principalOf(sessionOf(req)), req.params.orderId);
       if (!order) return sendNotFound(req.web, reply);
-      return sendPage(reply, orderPage(req.web, order));
+      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1' }));
     });
   };
 }

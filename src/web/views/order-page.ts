@@ -5,6 +5,7 @@ import type { WebContext } from '../web-context.js';
 import { annotationDetails, annotationLabel, annotationOverlay } from './annotation-overlay.js';
 import { stateClass, timeElement } from './format.js';
 import { page } from './layout.js';
+import { liveAnalysisLabels, liveStatus, responseForm } from './order-live.js';
 
 function remediationLabel(ctx: WebContext, value: number): string {
   if (value >= 1) return ctx.t('web.order.remediation_recommended');
@@ -30,7 +31,7 @@ function details(ctx: WebContext, o: OrderT): SafeHtml {
   const tags = o.tags?.length ? html`<ul class="tags">${o.tags.map((tag) => html`<li class="tag">${tag}</li>`)}</ul>` : t('web.none');
   return html`<dl class="fields">
     ${row(t('web.order.id'), html`<code>${o.order_id}</code>`, 'order_id')}
-    ${row(t('web.order.state'), html`<span class="badge ${stateClass(o.order_state)}">${o.order_state}</span>`, 'order_state')}
+    ${row(t('web.order.state'), html`<span class="badge ${stateClass(o.order_state)}" data-live-state>${o.order_state}</span>`, 'order_state')}
     ${row(t('web.order.creator'), html`${o.username} &lt;${o.email}&gt;`, 'username')}
     ${row(t('web.order.ordered_by'), o.ordered_by ?? '—', 'ordered_by')}
     ${row(t('web.order.created'), timeElement(ctx.lang, o.creation_time), 'creation_time')}
@@ -99,7 +100,8 @@ function annotationList(ctx: WebContext, o: OrderT): SafeHtml {
   )}</ol>`;
 }
 
-export function orderPage(ctx: WebContext, o: OrderT): SafeHtml {
+/** `responded`: the page follows a response sent without JavaScript (it says so). */
+export function orderPage(ctx: WebContext, o: OrderT, options: { responded?: boolean } = {}): SafeHtml {
   const t = ctx.t;
   const annotations = o.annotations ?? [];
   const preview = o.asset_preview_url
@@ -110,8 +112,11 @@ export function orderPage(ctx: WebContext, o: OrderT): SafeHtml {
   return page(ctx, {
     title: o.order_title,
     active: 'orders',
+    scripts: ['order-write.js'],
     body: html`<p><a href="/orders">← ${t('web.order.back')}</a></p>
-      <h1>${o.order_title} <span class="badge ${stateClass(o.order_state)}">${o.order_state}</span></h1>
+      <h1>${o.order_title} <span class="badge ${stateClass(o.order_state)}" data-live-state>${o.order_state}</span></h1>
+      ${liveStatus(ctx, o, options.responded ?? false)}
+      ${responseForm(ctx, o)}
       <div class="order-layout">
         <div class="order-visual">
           ${section('preview-title', t('web.order.preview'), preview)}
@@ -119,7 +124,7 @@ export function orderPage(ctx: WebContext, o: OrderT): SafeHtml {
         </div>
         <div class="order-info">
           ${section('details-title', t('web.order.details'), details(ctx, o))}
-          ${section('analysis-title', t('web.order.analysis'), analysis(ctx, o))}
+          ${section('analysis-title', t('web.order.analysis'), html`<div ${liveAnalysisLabels(ctx)}>${analysis(ctx, o)}</div>`)}
           ${section('failed-title', t('web.order.failed_items'), failedItems(ctx, o))}
           ${section('layers-title', t('web.order.layers'), layers(ctx, o))}
           ${section('review-title', t('web.order.review'), review(ctx, o))}
