@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend } from 'openapi-backend';
 import { openDatabase } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { loadStandardFixture, USERS } from '../helpers/fixtures.js';
@@ -32,6 +34,23 @@ interface Outcome {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The served OpenAPI document, which every 503 of the API and the token endpoint must match. */
+let documented: OpenAPIBackend | undefined;
+const OPERATION: Record<Exclude<Kind, 'web'>, string> = { api: 'get_orders_v1_orders_get', token: 'issue_token_oauth2_token_post' };
+
+/** What the served document says is wrong with this answer's body or headers, if anything. */
+function undocumented(kind: Exclude<Kind, 'web'>, res: Answer, body: unknown): string | undefined {
+  if (!documented) return 'the OpenAPI document was not loaded';
+  // openapi-backend accepts any body for a status the operation does not declare: require the declaration.
+  if (!documented.getOperation(OPERATION[kind])?.responses?.[String(res.status)]) return `${kind} ${res.status} is not in the OpenAPI document`;
+  const checks = [
+    documented.validator.validateResponse(body, OPERATION[kind], res.status),
+    documented.validator.validateResponseHeaders(res.headers, OPERATION[kind], { statusCode: res.status }),
+  ];
+  const errors = checks.flatMap((c) => c.errors ?? []);
+  return errors.length ? `${kind} ${res.status} does not match the OpenAPI document: ${JSON.stringify(errors)}` : undefined;
+}
+
 /** What is wrong with an answer, or undefined when it is one the contract allows. */
 function problemOf(kind: Kind, res: Answer): string | undefined {
   if (res.status === 200) return undefined;
@@ -44,11 +63,11 @@ function problemOf(kind: Kind, res: Answer): string | undefined {
   } catch {
     return `503 body is not JSON: ${res.body.slice(0, 100)}`;
   }
-  if (kind === 'api') return Object.keys(body).join() === 'detail' && typeof body.detail === 'string' ? undefined : `API 503 body ${res.body}`;
+  if (kind === 'api') return Object.keys(body).join() === 'detail' && typeof body.detail === 'string' ? undocumented(kind, res, body) : `API 503 body ${res.body}`;
   const rfc = body.error === 'temporarily_unavailable' && typeof body.error_description === 'string' && Object.keys(body).length === 2;
   if (!rfc) return `token 503 body ${res.body}`;
   if (res.headers['cache-control'] !== 'no-store' || res.headers.pragma !== 'no-cache') return 'token 503 is cacheable';
-  return undefined;
+  return undocumented(kind, res, body);
 }
 
 describe('PostgreSQL restarts and stops under load', { skip: !privateClusterAvailable() && 'no PostgreSQL binaries', timeout: 420_000 }, () => {
@@ -85,6 +104,18 @@ describe('PostgreSQL restarts and stops under load', { skip: !privateClusterAvai
 
   it('keeps answering 200 or 503, logs the outage once, reports readiness, and recovers by itself', async (t) => {
     const base = server.baseUrl;
+    const served = await request(base, false, { path: '/openapi.json' });
+    assert.equal(served.status, 200);
+    documented = new OpenAPIBackend({
+      definition: JSON.parse(served.body),
+      strict: true,
+      validate: true,
+      customizeAjv: (ajv) => {
+        addFormats.default(ajv);
+        return ajv;
+      },
+    });
+    await documented.init();
     const tokenRes = await request(base, false, {
       method: 'POST',
       path: '/oauth2/token',

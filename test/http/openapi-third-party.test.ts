@@ -157,12 +157,17 @@ describe('OpenAPI document, judged by third-party tools', () => {
     assertDocumented('get_projects_v1_projects_get', anonymous);
   });
 
-  it('declares the answers of the HTTP layer (400, 414, 431, 500) on every operation, and 400/414 answers match it', async () => {
-    const doc = (await api.app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  it('declares the answers of the HTTP layer (400, 414, 431, 500, 503) on every operation, and 400/414 answers match it', async () => {
+    const doc = (await api.app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
     for (const [url, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        const expected = ['400', '431', '500', ...(url.includes('{') ? ['414'] : [])];
+        const expected = ['400', '431', '500', '503', ...(url.includes('{') ? ['414'] : [])];
         for (const status of expected) assert.ok(status in operation.responses, `${method} ${url} declares ${status}`);
+        // A 503 (the database unreachable) always says when to retry; test/faults checks real ones against this.
+        const unavailable = backend.getOperation(operation.operationId)!.responses!['503'] as { headers?: Record<string, unknown> };
+        assert.ok(unavailable.headers?.['Retry-After'], `${method} ${url} documents Retry-After on 503`);
       }
     }
     // What the fuzzer found: a parameter too long for the router, and a URL that does not decode.

@@ -4,7 +4,8 @@
  * generator's "Default Response", the 401/403 answers of the bearer check on every secured operation, and
  * the answers of the HTTP layer itself, which no route declares but every operation can give: 400 for a
  * malformed URL (bad percent-encoding), 414 for a path parameter longer than the router accepts, 431 for
- * request headers too large (Node's HTTP parser, no body) and 500 for an unexpected failure.
+ * request headers too large (Node's HTTP parser, no body), 500 for an unexpected failure and 503 with
+ * `Retry-After` while the database cannot be reached.
  */
 const DESCRIPTIONS: Record<string, string> = {
   '200': 'Successful Response',
@@ -30,6 +31,10 @@ export const TRANSPORT_RESPONSES: Record<string, Json> = {
   UriTooLong: errorDetail('A path parameter is longer than the router accepts (100 characters).'),
   RequestHeaderFieldsTooLarge: { description: 'The request headers are too large (answered by the HTTP server, without a body).' },
   InternalServerError: errorDetail('Unexpected failure; the `X-Request-Id` response header identifies the log line.'),
+  ServiceUnavailable: {
+    ...errorDetail('The database cannot be reached right now; retry after the `Retry-After` seconds.'),
+    headers: { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } },
+  },
 };
 
 const ref = (name: keyof typeof TRANSPORT_RESPONSES): Json => ({ $ref: `#/components/responses/${name}` });
@@ -56,6 +61,7 @@ export function completeResponses<T extends Record<string, unknown>>(document: T
       if (path.includes('{')) responses['414'] ??= ref('UriTooLong');
       responses['431'] ??= ref('RequestHeaderFieldsTooLarge');
       responses['500'] ??= ref('InternalServerError');
+      responses['503'] ??= ref('ServiceUnavailable');
     }
   }
   return document;
