@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { DEMO_PRIMARY } from '../src/domain/demo/index.js';
+import { DEMO_PRIMARY } from '../src/demo/index.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -8,7 +8,7 @@
  * OpenAPI generator are installed before any route, so that every route is seen by all of them.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from '../app/services.js';
 import { oauthPlugin } from '../oauth/index.js';
 import { trustProxyFor } from './trusted-proxies.js';
@@ -48,7 +48,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
     // Development prints one readable line per request (installRequestLine) instead of Fastify's two.
-    disableRequestLogging: readableLogs(config),
+    logController: new LogController({ disableRequestLogging: readableLogs(config) }),
     // A hop count, never `true`: a caller's own X-Forwarded-For cannot pick its address.
     trustProxy: trustProxyFor(config.trustedProxyHops),
     // Every response carries X-Request-Id; an incoming one is kept only when it looks like an id.

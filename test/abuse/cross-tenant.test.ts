@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { loadSeed } from '../../src/domain/provisioning/seed.js';
+import { loadSeed } from '../../src/domain/seed/seed.js';
 import { buildTestApp } from '../helpers/app.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { temporaryObjectStorage } from '../helpers/fixtures.js';

@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { ORDER_STATES, PROJECT_ROLES, SCOPES } from '../../src/contract/schemas.js';
-import type { SeedDocumentT } from '../../src/domain/provisioning/seed.schema.js';
+import type { SeedDocumentT } from '../../src/domain/seed/seed.schema.js';
 import type { OrderInputT } from '../../src/domain/orders/order-input.schema.js';
 import { TINY_PNG_BASE64 } from '../helpers/fixtures.js';
 

@@ -20,8 +20,8 @@
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
 import type { ObjectStorage } from '../../src/storage/object-storage/object-storage.js';
-import { loadSeed, type SeedReport } from '../../src/domain/provisioning/seed.js';
-import type { SeedDocumentT } from '../../src/domain/provisioning/seed.schema.js';
+import { loadSeed, type SeedReport } from '../../src/domain/seed/seed.js';
+import type { SeedDocumentT } from '../../src/domain/seed/seed.schema.js';
 import type { OrderInputT } from '../../src/domain/orders/order-input.schema.js';
 import { ORDER_STATES, SCOPES } from '../../src/contract/schemas.js';
 import { mkdtempSync } from 'node:fs';

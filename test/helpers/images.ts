@@ -3,7 +3,7 @@
  * (sharp), a truncated PNG and a text file renamed to .png.
  */
 import sharp from 'sharp';
-import { encodePng } from '../../src/domain/demo/png.js';
+import { encodePng } from '../../src/demo/png.js';
 
 export function pngBytes(width = 8, height = 6): Buffer {
   const rgb = new Uint8Array(width * height * 3);

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { SCOPES, type OrderT } from '../../src/contract/schemas.js';
 import { listOrderEvents } from '../../src/domain/orders/order-lifecycle.repository.js';
-import { createClient } from '../../src/domain/provisioning/client-admin.js';
+import { createClient } from '../../src/domain/api-clients/client-admin.js';
 import { ManualClock } from '../../src/domain/time/clock.js';
 import { HttpDetectionService } from '../../src/integrations/detection-service/index.js';
 import { jobHandlers } from '../../src/jobs/job-runtime.js';

@@ -1,6 +1,6 @@
 /** `certdesk client create|list|revoke`: API clients (client credentials). The secret is printed once. */
 import type { Command } from 'commander';
-import { createClient, listClients, revokeClient } from '../../domain/provisioning/client-admin.js';
+import { createClient, listClients, revokeClient } from '../../domain/api-clients/client-admin.js';
 import { ALL_SCOPES } from '../../contract/schemas.js';
 import { configFrom, output, withDatabase } from '../context.js';
 

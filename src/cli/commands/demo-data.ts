@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { buildDemoSeed, writeNdjsonOrders } from '../../domain/demo/index.js';
+import { buildDemoSeed, writeNdjsonOrders } from '../../demo/index.js';
 import { UUID_PATTERN } from '../../domain/orders/order-input.schema.js';
 import { UsageError } from '../context.js';
 

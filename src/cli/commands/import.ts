@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { importOrders, type ImportProgress } from '../../domain/provisioning/order-import.js';
+import { importOrders, type ImportProgress } from '../../domain/order-import/order-import.js';
 import { configFrom, output, UsageError, withDatabase } from '../context.js';
 
 interface Reporter {

@@ -1,6 +1,6 @@
 /** `certdesk org create|list`: organizations. */
 import type { Command } from 'commander';
-import { createOrganization, listOrganizations } from '../../domain/provisioning/organization-admin.js';
+import { createOrganization, listOrganizations } from '../../domain/organizations/organization-admin.js';
 import { configFrom, output, withDatabase } from '../context.js';
 
 const view = (o: { id: string; name: string; created_at: Date }) => ({ id: o.id, name: o.name, created_at: o.created_at.toISOString() });

@@ -1,6 +1,6 @@
 /** `certdesk project create|list|add-member|remove-member`. */
 import type { Command } from 'commander';
-import { addProjectMember, createProject, listProjects, removeMember, type ProjectSummary } from '../../domain/provisioning/project-admin.js';
+import { addProjectMember, createProject, listProjects, removeMember, type ProjectSummary } from '../../domain/projects/project-admin.js';
 import { configFrom, output, withDatabase } from '../context.js';
 
 const describe = (p: ProjectSummary) =>

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadSeed, readSeedFile, SeedError } from '../../domain/provisioning/seed.js';
+import { loadSeed, readSeedFile, SeedError } from '../../domain/seed/seed.js';
 import { openObjectStorage } from '../../storage/object-storage/index.js';
 import { configFrom, output, withDatabase } from '../context.js';
 

@@ -3,7 +3,7 @@
  * read from a terminal prompt with echo off, or from standard input with --password-stdin.
  */
 import type { Command } from 'commander';
-import { addUser, listOrganizationUsers } from '../../domain/provisioning/user-admin.js';
+import { addUser, listOrganizationUsers } from '../../domain/users/user-admin.js';
 import { configFrom, output, UsageError, withDatabase } from '../context.js';
 
 /** Reads all of stdin (a password piped in); one trailing newline is not part of the password. */

@@ -1,10 +1,10 @@
 /** Operator actions on users (`certdesk user ...`). Passwords arrive already read, never from argv. */
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.js';
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/password.js';
-import { findUserByEmail, listUsers, upsertUser } from '../users/user.repository.js';
-import { requireOrganization } from './organization-admin.js';
-import { ProvisioningError } from './provisioning-error.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
+import { findUserByEmail, listUsers, upsertUser } from './user.repository.js';
+import { requireOrganization } from '../organizations/organization-admin.js';
+import { ProvisioningError } from '../provisioning-error.js';
 
 /** A user as the CLI shows it: never the password hash. */
 export interface UserSummary {

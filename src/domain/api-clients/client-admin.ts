@@ -1,11 +1,11 @@
 /** Operator actions on API clients (`certdesk client ...`), through the api-clients service. */
 import { SCOPES } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
-import { ApiClientError, createApiClient, findApiClient, listApiClients, revokeApiClient, type ApiClientRecord } from '../api-clients/index.js';
+import { ApiClientError, createApiClient, findApiClient, listApiClients, revokeApiClient, type ApiClientRecord } from './index.js';
 import { listUsers } from '../users/user.repository.js';
-import { requireOrganization } from './organization-admin.js';
-import { ProvisioningError } from './provisioning-error.js';
-import { requireUserInOrganization } from './user-admin.js';
+import { requireOrganization } from '../organizations/organization-admin.js';
+import { ProvisioningError } from '../provisioning-error.js';
+import { requireUserInOrganization } from '../users/user-admin.js';
 
 export interface ClientSummary {
   client_id: string;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { OrderInputT } from '../orders/order-input.schema.js';
+import type { OrderInputT } from '../domain/orders/order-input.schema.js';
 import { ANALYSIS_CHECKS, DEMO_FLAG_THRESHOLD, generateOrder, QUIET_BELOW, type OrderGeneratorOptions } from './order-generator.js';
 
 const options = (seed: number): OrderGeneratorOptions => ({

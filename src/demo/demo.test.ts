@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
-import { describeOnEachDatabase } from '../../../test/helpers/database.js';
-import { temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
-import { ORDER_STATES } from '../../contract/schemas.js';
-import { loadSeed, validateSeedDocument } from '../provisioning/seed.js';
+import { describeOnEachDatabase } from '../../test/helpers/database.js';
+import { temporaryObjectStorage } from '../../test/helpers/fixtures.js';
+import { ORDER_STATES } from '../contract/schemas.js';
+import { loadSeed, validateSeedDocument } from '../domain/seed/seed.js';
 import { buildDemoSeed, DEMO_ORGANIZATIONS, encodePng, writeNdjsonOrders } from './index.js';
 import { crc32 } from './png.js';
 

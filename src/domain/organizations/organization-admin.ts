@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.js';
 import { UUID_PATTERN } from '../orders/order-input.schema.js';
-import { findOrganization, listOrganizations, upsertOrganization, type OrganizationRecord } from '../organizations/organization.repository.js';
-import { ProvisioningError } from './provisioning-error.js';
+import { findOrganization, listOrganizations, upsertOrganization, type OrganizationRecord } from './organization.repository.js';
+import { ProvisioningError } from '../provisioning-error.js';
 
 const uuid = new RegExp(UUID_PATTERN);
 

@@ -5,8 +5,8 @@
  * Annotation geometry is normalized: x, y, w, h, bounds and polygon points are fractions (0..1) of the
  * preview image's width and height, with (0, 0) at the top-left corner (docs/import.md).
  */
-import { ORDER_STATES, type AnnotationT } from '../../contract/schemas.js';
-import type { OrderInputT } from '../orders/order-input.schema.js';
+import { ORDER_STATES, type AnnotationT } from '../contract/schemas.js';
+import type { OrderInputT } from '../domain/orders/order-input.schema.js';
 import { mixSeed, seededRandom, type SeededRandom } from './random.js';
 
 /** Someone who creates orders. */

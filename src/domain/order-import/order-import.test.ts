@@ -4,11 +4,11 @@ import { before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { describeOnEachDatabase } from '../../../test/helpers/database.js';
 import { temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
-import { buildDemoSeed, DEMO_ORGANIZATIONS, DEMO_PRIMARY, writeNdjsonOrders } from '../demo/index.js';
+import { buildDemoSeed, DEMO_ORGANIZATIONS, DEMO_PRIMARY, writeNdjsonOrders } from '../../demo/index.js';
 import { recountOrderCounters } from '../orders/order.repository.js';
-import { copyField, copyRow } from './copy-text.js';
+import { copyField, copyRow } from '../../storage/copy-text.js';
 import { ImportError, importOrders } from './order-import.js';
-import { loadSeed } from './seed.js';
+import { loadSeed } from '../seed/seed.js';
 
 /** Generated orders as NDJSON lines (no trailing newline handling: one string per order). */
 async function generatedLines(count: number, seed = 7, organizationId = DEMO_PRIMARY.id): Promise<string[]> {

@@ -17,7 +17,7 @@ import { upsertOrganization } from '../organizations/organization.repository.js'
 import { replaceProjectMembers, upsertProject } from '../projects/project-writes.repository.js';
 import { hashPassword, verifyPassword } from '../users/password.js';
 import { emailKey, findUserByEmail, upsertUser } from '../users/user.repository.js';
-import { compileInputValidator, formatProblem, joinPath, type InputProblem } from './schema-errors.js';
+import { compileInputValidator, formatProblem, joinPath, type InputProblem } from '../schema-errors.js';
 import { SeedDocument, type SeedDocumentT } from './seed.schema.js';
 
 export class SeedError extends Error {

@@ -4,10 +4,10 @@ import { PROJECT_ROLES } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import type { ProjectRole } from '../../storage/schema.js';
 import { UUID_PATTERN } from '../orders/order-input.schema.js';
-import { ProjectConflictError, removeProjectMember, setProjectMember, upsertProject } from '../projects/project-writes.repository.js';
-import { requireName, requireOrganization } from './organization-admin.js';
-import { ProvisioningError } from './provisioning-error.js';
-import { requireUserInOrganization } from './user-admin.js';
+import { ProjectConflictError, removeProjectMember, setProjectMember, upsertProject } from './project-writes.repository.js';
+import { requireName, requireOrganization } from '../organizations/organization-admin.js';
+import { ProvisioningError } from '../provisioning-error.js';
+import { requireUserInOrganization } from '../users/user-admin.js';
 
 export interface ProjectSummary {
   id: string;

@@ -7,7 +7,7 @@ import readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import { checkOrderRules, toOrderRow, type OrderRow } from '../orders/order-document.js';
 import { OrderInput, type OrderInputT } from '../orders/order-input.schema.js';
-import { compileInputValidator, formatProblem, type InputProblem } from './schema-errors.js';
+import { compileInputValidator, formatProblem, type InputProblem } from '../schema-errors.js';
 
 /** A problem with the import, already phrased for the operator: `line 12: order_state: must be one of ...`. */
 export class ImportError extends Error {

@@ -5,9 +5,9 @@
  *
  * DEMO-ONLY: the credentials below are public. Never load this seed into a shared or production database.
  */
-import { SCOPES } from '../../contract/schemas.js';
-import { organizationKeyPrefix } from '../../storage/object-storage/object-key.js';
-import type { SeedDocumentT, SeedOrganizationT } from '../provisioning/seed.schema.js';
+import { SCOPES } from '../contract/schemas.js';
+import { organizationKeyPrefix } from '../storage/object-storage/object-key.js';
+import type { SeedDocumentT, SeedOrganizationT } from '../domain/seed/seed.schema.js';
 import { generateOrder, type DemoPerson } from './order-generator.js';
 import { drawPreview } from './preview-images.js';
 
