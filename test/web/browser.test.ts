@@ -139,6 +139,8 @@ describe('web application in Chromium', () => {
     assert.equal(curl.length, 2, 'two lines: get a token, call the API');
     assert.ok(curl[0]!.startsWith('TOKEN=$(curl -s -u ') && curl[0]!.includes(`${base}/oauth2/token`));
     assert.ok(curl[1]!.startsWith('curl -s -H "Authorization: Bearer $TOKEN" '));
+    const snippet = await admin.locator('pre:has(#curl-example)').evaluate((el) => ({ scroll: el.scrollWidth, width: el.clientWidth }));
+    assert.ok(snippet.scroll <= snippet.width, `the snippet wraps inside its box, no hidden end of line (${snippet.scroll} > ${snippet.width} px)`);
     // Pasted into a shell as shown, the two lines get a token and list the orders.
     const pasted = await run('bash', ['-e', '-o', 'pipefail', '-c', curl.join('\n')], { timeout: 30_000 });
     assert.equal(JSON.parse(pasted.stdout).order_stats.total_orders, 40, pasted.stdout);
