@@ -2,7 +2,7 @@
 import { SCOPES } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import { ApiClientError, createApiClient, findApiClient, listApiClients, revokeApiClient, type ApiClientRecord } from './index.js';
-import { listUsers } from '../users/user.repository.js';
+import { findUserById, listUsers } from '../users/user.repository.js';
 import { requireOrganization } from '../organizations/organization-admin.js';
 import { ProvisioningError } from '../provisioning-error.js';
 import { requireUserInOrganization } from '../users/user-admin.js';
@@ -63,6 +63,6 @@ export async function listClients(db: Executor, organizationId: string): Promise
 export async function revokeClient(db: Executor, clientId: string): Promise<ClientSummary> {
   if (!(await revokeApiClient(db, clientId))) throw new ProvisioningError(`no API client with id ${clientId}`);
   const client = (await findApiClient(db, clientId))!;
-  const user = await db.selectFrom('users').select('email').where('id', '=', client.userId).executeTakeFirst();
+  const user = await findUserById(db, client.userId);
   return summary(client, user?.email ?? '');
 }

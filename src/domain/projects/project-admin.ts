@@ -4,6 +4,7 @@ import { PROJECT_ROLES } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import type { ProjectRole } from '../../storage/schema.js';
 import { UUID_PATTERN } from '../orders/order-input.schema.js';
+import { findProjectMembers, findProjectRecord, listProjectRecords } from './project.repository.js';
 import { ProjectConflictError, removeProjectMember, setProjectMember, upsertProject } from './project-writes.repository.js';
 import { requireName, requireOrganization } from '../organizations/organization-admin.js';
 import { ProvisioningError } from '../provisioning-error.js';
@@ -21,21 +22,14 @@ const uuid = new RegExp(UUID_PATTERN);
 
 async function requireProject(db: Executor, id: string) {
   if (!uuid.test(id)) throw new ProvisioningError(`project id must be a UUID, got "${id}"`);
-  const project = await db.selectFrom('projects').selectAll().where('id', '=', id.toLowerCase()).executeTakeFirst();
+  const project = await findProjectRecord(db, id.toLowerCase());
   if (!project) throw new ProvisioningError(`no project with id ${id.toLowerCase()}`);
   return project;
 }
 
 async function membersOf(db: Executor, projectIds: string[]): Promise<Map<string, ProjectSummary['members']>> {
   const map = new Map<string, ProjectSummary['members']>(projectIds.map((id) => [id, []]));
-  if (projectIds.length === 0) return map;
-  const rows = await db
-    .selectFrom('project_members as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.project_id', 'u.email', 'm.role'])
-    .where('m.project_id', 'in', projectIds)
-    .orderBy('u.email_key')
-    .execute();
+  const rows = (await findProjectMembers(db, projectIds)).sort((a, b) => (a.email_key < b.email_key ? -1 : a.email_key > b.email_key ? 1 : 0));
   for (const r of rows) map.get(r.project_id)?.push({ email: r.email, role: r.role });
   return map;
 }
@@ -50,7 +44,7 @@ export async function createProject(db: Executor, input: { organizationId: strin
   const name = requireName(input.name, 'project');
   if (input.id !== undefined && !uuid.test(input.id)) throw new ProvisioningError(`--id must be a UUID, got "${input.id}"`);
   const id = (input.id ?? randomUUID()).toLowerCase();
-  if (await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst()) throw new ProvisioningError(`a project with id ${id} already exists`);
+  if (await findProjectRecord(db, id)) throw new ProvisioningError(`a project with id ${id} already exists`);
   try {
     await upsertProject(db, { id, organization_id: org.id, name });
   } catch (err) {
@@ -62,7 +56,7 @@ export async function createProject(db: Executor, input: { organizationId: strin
 
 export async function listProjects(db: Executor, organizationId: string): Promise<ProjectSummary[]> {
   const org = await requireOrganization(db, organizationId);
-  const projects = await db.selectFrom('projects').selectAll().where('organization_id', '=', org.id).orderBy('name').orderBy('id').execute();
+  const projects = await listProjectRecords(db, org.id);
   const members = await membersOf(db, projects.map((p) => p.id));
   return projects.map((p) => ({ id: p.id, organization_id: p.organization_id, name: p.name, date_created: p.date_created.toISOString(), members: members.get(p.id) ?? [] }));
 }

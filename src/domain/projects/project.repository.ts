@@ -65,3 +65,28 @@ export async function findProjectMembers(db: Executor, projectIds: readonly stri
     .where('m.project_id', 'in', [...projectIds])
     .execute();
 }
+
+/** A project's own columns (no thresholds): what operator commands show. */
+export interface ProjectRecord {
+  id: string;
+  organization_id: string;
+  name: string;
+  date_created: Date;
+}
+
+/** One project by id (lower-case UUID), or undefined. */
+export async function findProjectRecord(db: Executor, id: string): Promise<ProjectRecord | undefined> {
+  return db.selectFrom('projects').select(['id', 'organization_id', 'name', 'date_created']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Every project of an organization, by name then id. */
+export async function listProjectRecords(db: Executor, organizationId: string): Promise<ProjectRecord[]> {
+  return db.selectFrom('projects').select(['id', 'organization_id', 'name', 'date_created']).where('organization_id', '=', organizationId).orderBy('name').orderBy('id').execute();
+}
+
+/** Which of `ids` (lower-case UUIDs) are projects of the organization. */
+export async function existingProjectIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('projects').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}

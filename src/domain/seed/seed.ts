@@ -14,6 +14,7 @@ import { SCOPES } from '../../contract/schemas.js';
 import { checkOrderRules, toOrderRow, type OrderRow } from '../orders/order-document.js';
 import { OrderOwnershipConflictError, upsertOrders } from '../orders/order.repository.js';
 import { upsertOrganization } from '../organizations/organization.repository.js';
+import { existingProjectIds } from '../projects/project.repository.js';
 import { replaceProjectMembers, upsertProject } from '../projects/project-writes.repository.js';
 import { hashPassword, verifyPassword } from '../users/password.js';
 import { emailKey, findUserByEmail, upsertUser } from '../users/user.repository.js';
@@ -194,11 +195,7 @@ async function writeOrganization(trx: Executor, org: SeedDocumentT['organization
   const orders = org.orders ?? [];
   if (orders.length > 0) {
     const referenced = [...new Set(orders.map((o) => o.project_id?.toLowerCase()).filter((id): id is string => Boolean(id)))];
-    const known = new Set(
-      referenced.length === 0
-        ? []
-        : (await trx.selectFrom('projects').select('id').where('organization_id', '=', organizationId).where('id', 'in', referenced).execute()).map((r) => r.id),
-    );
+    const known = await existingProjectIds(trx, organizationId, referenced);
     const rows: OrderRow[] = orders.map((o, j) => {
       if (o.project_id && !known.has(o.project_id.toLowerCase())) {
         fail(joinPath(joinPath(joinPath(orgPath, 'orders'), j), 'project_id'), `no project with this id in organization ${organizationId}`);
