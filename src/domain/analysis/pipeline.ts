@@ -8,6 +8,9 @@
  *   `In Progress`, waiting for a reviewer.
  * - A check that throws makes the job fail; the queue retries it with backoff, and when attempts run out
  *   `onFinalFailure` moves the order to `Failed`, the failing check's entry recorded as not passed.
+ * - The outcomes are written together, in one transaction (one re-rendering of the documents) once the
+ *   checks ran, with the move to `Action Required` when one failed; when a check throws, the outcomes of
+ *   the checks before it are written first, so the retry does not run them again.
  *
  * The checks are listed in checks.ts; the contract is analysis-check.ts.
  */
@@ -15,7 +18,7 @@ import type { OrderAnalysisLineT } from '../../contract/schemas.js';
 import type { JobHandler } from '../../jobs/worker.js';
 import type { Db } from '../../storage/database.js';
 import type { ObjectStorage } from '../../storage/object-storage/index.js';
-import { OrderNotFoundError, changeOrder, type Actor } from '../orders/order-lifecycle.service.js';
+import { OrderNotFoundError, changeOrder, changeOrderIn, type Actor } from '../orders/order-lifecycle.service.js';
 import { readOrder, type LockedOrder } from '../orders/order-lifecycle.repository.js';
 import type { OrderInputT } from '../orders/order-input.schema.js';
 import type { Clock } from '../time/clock.js';
@@ -36,6 +39,9 @@ export interface AnalysisDeps {
 
 /** The checks that need no configuration (the job runtime adds `ai_detection`: see checks.ts). */
 export const DEFAULT_CHECKS: readonly AnalysisCheck[] = [fileTypeCheck, metadataCheck, layerCheck];
+
+/** Assets up to this size are read whole at the first read, instead of a ranged read of their head first. */
+const READ_WHOLE_BYTES = 32 * 1024 * 1024;
 
 async function readStream(body: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -58,6 +64,8 @@ function contextFor(storage: ObjectStorage, subject: AnalysisSubject, signal: Ab
     facts: new Map(),
     readAll: () => (all ??= read()),
     readHead: (bytes) => {
+      // Every check after file_type reads the whole asset: unless it is large, read it once, whole.
+      if (!all && subject.assetSize > 0 && subject.assetSize <= READ_WHOLE_BYTES) all = read();
       if (all) return all.then((b) => b.subarray(0, bytes));
       let head = heads.get(bytes);
       if (!head) heads.set(bytes, (head = read({ start: 0, end: bytes - 1 })));
@@ -89,28 +97,39 @@ function putEntry(input: OrderInputT, type: string, passed: boolean): void {
   input.analysis_list = list;
 }
 
-async function record(deps: AnalysisDeps, orderId: string, check: AnalysisCheck, result: CheckOutcome): Promise<void> {
-  if (result.outcome === 'not_run') return;
-  if (result.outcome === 'unsupported') {
-    await changeOrder(deps.db, deps.clock, orderId, ANALYSIS_ACTOR, {
-      to: 'Unsupported File',
-      reason: `${check.name}: ${result.reason}`,
-      edit: (input) => putEntry(input, check.name, false),
-    });
-    return;
+/** An outcome a check returned in this attempt, not yet written. */
+interface Outcome {
+  check: AnalysisCheck;
+  result: Exclude<CheckOutcome, { outcome: 'not_run' | 'unsupported' }>;
+}
+
+/** Adds a check's entry and what it found to the order (one move, so a retried job never adds them twice). */
+function applyOutcome(input: OrderInputT, { check, result }: Outcome): void {
+  putEntry(input, check.name, result.outcome === 'passed');
+  input.analysis_failed_items = [...(input.analysis_failed_items ?? []), ...(result.failedItems ?? [])];
+  input.annotations = [...(input.annotations ?? []), ...(result.annotations ?? [])];
+  if (result.renditions) {
+    input.asset_preview_key = result.renditions.previewKey;
+    input.layers = result.renditions.layers;
   }
-  await changeOrder(deps.db, deps.clock, orderId, ANALYSIS_ACTOR, {
-    onlyFrom: ['In Progress'],
-    edit: (input) => {
-      putEntry(input, check.name, result.outcome === 'passed');
-      // The entry and what the check found are written in one move, so a retried job never adds them twice.
-      input.analysis_failed_items = [...(input.analysis_failed_items ?? []), ...(result.failedItems ?? [])];
-      input.annotations = [...(input.annotations ?? []), ...(result.annotations ?? [])];
-      if (result.renditions) {
-        input.asset_preview_key = result.renditions.previewKey;
-        input.layers = result.renditions.layers;
-      }
-    },
+}
+
+const failedTypes = (list: readonly OrderAnalysisLineT[]) => list.filter((l) => !l.analysis_passed).map((l) => l.analysis_type);
+
+/**
+ * Writes the outcomes of this attempt in one transaction and, when `settle`, moves the order to
+ * `Action Required` if any entry (earlier attempts' included) did not pass.
+ */
+async function writeOutcomes(deps: AnalysisDeps, orderId: string, outcomes: readonly Outcome[], settle: boolean): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const written = await changeOrderIn(trx, deps.clock, orderId, ANALYSIS_ACTOR, {
+      onlyFrom: ['In Progress'],
+      edit: (input) => outcomes.forEach((o) => applyOutcome(input, o)),
+    });
+    const failed = settle ? failedTypes(written.order.analysis_list ?? []) : [];
+    if (failed.length > 0) {
+      await changeOrderIn(trx, deps.clock, orderId, ANALYSIS_ACTOR, { to: 'Action Required', onlyFrom: ['In Progress'], reason: `flagged by ${failed.join(', ')}` });
+    }
   });
 }
 
@@ -119,19 +138,41 @@ export async function analyzeOrder(deps: AnalysisDeps, orderId: string, signal: 
   const checks = deps.checks ?? DEFAULT_CHECKS;
   const order = await readOrder(deps.db, orderId);
   if (!order || order.order_state !== 'In Progress') return; // deleted, or decided meanwhile
-  const done = new Set(analysisList(order).map((l) => l.analysis_type));
+  const recorded = analysisList(order);
+  const done = new Set(recorded.map((l) => l.analysis_type));
   const context = contextFor(deps.storage, subjectOf(order), signal);
+  const outcomes: Outcome[] = [];
   for (const check of checks) {
     if (done.has(check.name)) continue;
-    signal.throwIfAborted();
-    const result = await check.run(context);
-    await record(deps, orderId, check, result);
-    if (result.outcome === 'unsupported') return;
+    let result: CheckOutcome;
+    try {
+      signal.throwIfAborted();
+      result = await check.run(context);
+    } catch (err) {
+      // What the checks before this one found is kept: the retry starts at this check.
+      if (outcomes.length > 0) await writeOutcomes(deps, orderId, outcomes, false).catch(() => undefined);
+      throw err;
+    }
+    if (result.outcome === 'not_run') continue;
+    if (result.outcome === 'unsupported') {
+      const reason = `${check.name}: ${result.reason}`;
+      await changeOrder(deps.db, deps.clock, orderId, ANALYSIS_ACTOR, {
+        to: 'Unsupported File',
+        reason,
+        ...(outcomes.length > 0 ? { onlyFrom: ['In Progress'] as const } : {}),
+        edit: (input) => {
+          outcomes.forEach((o) => applyOutcome(input, o));
+          putEntry(input, check.name, false);
+        },
+      });
+      return;
+    }
+    outcomes.push({ check, result });
   }
-  const after = await readOrder(deps.db, orderId);
-  if (after && after.order_state === 'In Progress' && analysisList(after).some((l) => !l.analysis_passed)) {
-    const failed = analysisList(after).filter((l) => !l.analysis_passed).map((l) => l.analysis_type);
-    await changeOrder(deps.db, deps.clock, orderId, ANALYSIS_ACTOR, { to: 'Action Required', onlyFrom: ['In Progress'], reason: `flagged by ${failed.join(', ')}` });
+  if (outcomes.length > 0) await writeOutcomes(deps, orderId, outcomes, true);
+  else if (failedTypes(recorded).length > 0) {
+    // Every check had its entry already (an earlier attempt wrote them, then stopped): settle now.
+    await changeOrder(deps.db, deps.clock, orderId, ANALYSIS_ACTOR, { to: 'Action Required', onlyFrom: ['In Progress'], reason: `flagged by ${failedTypes(recorded).join(', ')}` });
   }
 }
 
