@@ -29,6 +29,8 @@ import { createOrdersContext, type OrdersContext } from '../domain/orders/index.
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
 import { JobRuntime } from '../jobs/job-runtime.js';
+import { clusterMetricsRenderer } from '../cluster/cluster-metrics.js';
+import { isClusterWorker } from '../cluster/serve-cluster.js';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { startOAuthServices, type OAuthServices, type OAuthTuning } from '../oauth/index.js';
 import { createBruteForceLimiters, openFailureStore, type BruteForceLimiters } from '../rate-limit/index.js';
@@ -104,8 +106,10 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   const orders = await createOrdersContext(db, config);
   const uploadSigner = new HmacUploadPresigner(await serverSecret(db, SERVER_SECRET.presign), config.publicBaseUrl);
   const limiters = input.limiters ?? createBruteForceLimiters({ store: openFailureStore(config), log });
-  const metrics = input.metrics ?? createServiceMetrics();
-  metrics.observeDatabase(database);
+  const ownMetrics = input.metrics ?? createServiceMetrics();
+  ownMetrics.observeDatabase(database);
+  // In a `serve --workers N` worker, /metrics shows the whole cluster (summed by the primary).
+  const metrics: ServiceMetrics = isClusterWorker() ? { ...ownMetrics, render: clusterMetricsRenderer(ownMetrics.registry) } : ownMetrics;
   const oauth = await startOAuthServices({ db, config, log, limiter: limiters.tokenEndpoint, tuning: input.oauth });
   const jobs = new JobRuntime({
     db,

@@ -11,6 +11,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import os from 'node:os';
+import { answerClusterMetricsRequests } from './cluster-metrics.js';
 
 /** Message a worker sends its primary once it listens. */
 interface ListeningMessage {
@@ -111,6 +112,7 @@ export function runClusterPrimary(options: ClusterOptions): Promise<number> {
     };
     process.once('SIGTERM', () => stopAll(0));
     process.once('SIGINT', () => stopAll(0));
+    answerClusterMetricsRequests();
     for (let i = 0; i < options.workers; i++) fork();
   });
 }

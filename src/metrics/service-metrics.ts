@@ -89,6 +89,8 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     name: 'certdesk_db_up',
     help: '1 while the database is reachable, 0 during an outage.',
     registers: [registry],
+    // Across `serve --workers N`: down as soon as one worker finds it down.
+    aggregator: 'min',
     collect() {
       if (database) this.set(database.availability.isUp ? 1 : 0);
     },

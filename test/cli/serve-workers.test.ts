@@ -129,6 +129,18 @@ describe('serve --workers on postgres', { skip: adminUrl ? false : 'TEST_DATABAS
     });
     assert.equal(await healthy(served.baseUrl), true);
 
+    // /metrics counts the whole cluster, whichever worker answers the scrape: every /healthz request
+    // on a fresh connection (spread over both workers) shows in each of several scrapes.
+    const healthzCount = async () => {
+      const res = await fetch(`${served.baseUrl}/metrics`, { headers: { connection: 'close' } });
+      const body = await res.text();
+      assert.equal(res.status, 200, body);
+      return Number(/certdesk_http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)/.exec(body)?.[1] ?? 0);
+    };
+    const before = await healthzCount();
+    for (let i = 0; i < 20; i++) assert.equal(await healthy(served.baseUrl), true);
+    for (let i = 0; i < 4; i++) assert.equal(await healthzCount(), before + 20, `scrape ${i} sees all 20 requests`);
+
     const [victim, survivor] = workers as [number, number];
     process.kill(victim, 'SIGKILL');
     // Once the primary has seen the death (a connection handed to the victim just before it died is lost
