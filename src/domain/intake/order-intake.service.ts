@@ -18,7 +18,10 @@ import { toOrderRow } from '../orders/order-document.js';
 import { changeOrderIn, recordCreation, type Actor } from '../orders/order-lifecycle.service.js';
 import { insertOrder } from '../orders/order-lifecycle.repository.js';
 import type { OrdersContext } from '../orders/orders-context.js';
-import { listVisibleProjects } from '../orders/visible-projects.repository.js';
+import { findOrderRow } from '../orders/order-listing.repository.js';
+import { projectMap, toListedOrder } from '../orders/order-listing.service.js';
+import { toOrderObject } from '../orders/order-response.js';
+import { listVisibleProjects, type VisibleProject } from '../orders/visible-projects.repository.js';
 import type { Principal } from '../principal.js';
 import type { Clock } from '../time/clock.js';
 import { claimUpload, findUserUpload, type UploadRow } from './upload.repository.js';
@@ -76,13 +79,13 @@ export class ProjectRoleForbiddenError extends ApiError {
 const WRITING_ROLES = new Set(['admin', 'editor']);
 
 /** The project an order goes to, checked against the caller's view and role (DECISIONS 7). */
-async function checkProjectAccess(db: Db, principal: Principal, projectId: string | null): Promise<string | null> {
+async function checkProjectAccess(db: Db, principal: Principal, projectId: string | null): Promise<VisibleProject | null> {
   if (projectId === null) return null; // a personal order: anyone may create their own
   const wanted = projectId.toLowerCase();
   const project = (await listVisibleProjects(db, principal)).find((p) => p.id === wanted);
   if (!project) throw new NotFoundError('errors.project_not_found');
   if (!principal.isAdmin && !WRITING_ROLES.has(project.userRole)) throw new ProjectRoleForbiddenError(project.userRole);
-  return project.id;
+  return project;
 }
 
 /** Checks that an upload can be consumed now: it is the caller's, unused, unexpired, and all its bytes arrived. */
@@ -113,7 +116,8 @@ async function claimProblem(deps: IntakeDeps, principal: Principal, upload: Uplo
  * @throws NotFoundError (project outside the caller's view), ProjectRoleForbiddenError, UploadRejectedError
  */
 export async function createOrderFromUpload(deps: IntakeDeps, principal: Principal, request: NewOrderRequest): Promise<OrderT> {
-  const projectId = await checkProjectAccess(deps.db, principal, request.project_id);
+  const project = await checkProjectAccess(deps.db, principal, request.project_id);
+  const projectId = project?.id ?? null;
   const upload = await usableUpload(deps, principal, request.upload_id);
   const now = deps.clock.now();
   const orderId = randomUUID();
@@ -140,9 +144,11 @@ export async function createOrderFromUpload(deps: IntakeDeps, principal: Princip
   });
   if (!claimed) throw new UploadRejectedError(await claimProblem(deps, principal, upload), request.upload_id);
   deps.onJobQueued?.();
-  const order = await findVisibleOrder(deps.orders, principal, orderId);
-  if (!order) throw new Error(`order ${orderId} was created but is not visible to its creator`);
-  return order;
+  // The answer is the order as GET /v1/orders/{id} shows it, read back; its creator sees it (their own
+  // personal order, or one in the project just checked), so the visible projects need no second read.
+  const stored = await findOrderRow(deps.db, principal.organizationId, orderId);
+  if (!stored) throw new Error(`order ${orderId} was created but cannot be read back`);
+  return toOrderObject(toListedOrder(deps.orders, principal.organizationId, stored, projectMap(project ? [project] : []), Math.floor(Date.now() / 1000)));
 }
 
 /**
