@@ -5,13 +5,14 @@
 import type { FastifyReply } from 'fastify';
 
 /** The Content-Security-Policy for pages whose images may come from `imageOrigins`. */
-export function contentSecurityPolicy(imageOrigins: readonly string[]): string {
+export function contentSecurityPolicy(imageOrigins: readonly string[], uploadOrigins: readonly string[] = []): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
     `img-src 'self' ${imageOrigins.join(' ')}`.trim(),
-    "connect-src 'self'",
+    // The upload page PUTs files straight to object storage (an S3 bucket is another origin).
+    `connect-src 'self' ${uploadOrigins.join(' ')}`.trim(),
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'none'",

@@ -49,7 +49,17 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
     clock: app.services.clock,
     onJobQueued: () => app.services.jobQueued(),
   };
-  const csp = contentSecurityPolicy([originOf(config.publicBaseUrl)].filter((o): o is string => o !== null));
+  // Where presigned upload URLs point (the service itself, or an S3 endpoint): a sample URL tells.
+  const uploadOrigin = await app.services.uploadPresigner
+    .presignUpload({ key: 'csp-probe', size: 1, contentType: 'application/octet-stream', expiresAt: new Date(Date.now() + 60_000) })
+    .then((sample) => originOf(sample.url))
+    .catch((err: unknown) => {
+      // No credentials yet (S3): the API still starts; the upload page cannot reach the bucket until they are set.
+      app.log.warn({ err: { message: (err as Error).message } }, 'cannot presign a sample upload; the upload page will not reach object storage');
+      return null;
+    });
+  const known = (origins: Array<string | null>) => [...new Set(origins.filter((o): o is string => o !== null))];
+  const csp = contentSecurityPolicy(known([originOf(config.publicBaseUrl)]), known([originOf(config.publicBaseUrl), uploadOrigin]));
 
   app.decorateRequest('web', null as unknown as WebContext);
   app.addHook('onRequest', async (_req, reply) => {

@@ -44,6 +44,13 @@ for (const target of databaseTargets()) {
       return res.json() as { upload_id: string; upload_url: string; upload_headers: Record<string, string> };
     }
 
+    it('the web pages may send uploads to the bucket: its origin is in connect-src, nothing else is', async () => {
+      const res = await api.app.inject({ method: 'GET', url: '/sign-in' });
+      const csp = String(res.headers['content-security-policy']);
+      const connect = /connect-src ([^;]+)/.exec(csp)?.[1]?.split(' ') ?? [];
+      assert.deepEqual(connect, ["'self'", 'https://api.certdesk.test', new URL(s3.endpoint).origin], csp);
+    });
+
     it('uploads straight to the bucket and creates an order that analysis moves', async () => {
       for (const [bytes, type, state, passed] of [
         [pngBytes(), 'image/png', 'In Progress', true],
