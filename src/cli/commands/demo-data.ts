@@ -7,7 +7,7 @@ import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { buildDemoSeed, writeNdjsonOrders } from '../../demo/index.js';
-import { UUID_PATTERN } from '../../domain/orders/order-input.schema.js';
+import { isUuid } from '../../domain/uuid.js';
 import { UsageError } from '../context.js';
 
 interface DemoDataOptions {
@@ -19,8 +19,6 @@ interface DemoDataOptions {
   prefix?: string;
   out?: string;
 }
-
-const uuid = new RegExp(UUID_PATTERN);
 
 function positiveInteger(raw: string, flag: string, min: number): number {
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) throw new UsageError(`${flag} must be an integer of at least ${min}, got "${raw}"`);
@@ -74,8 +72,8 @@ export function registerDemoData(program: Command): void {
       }
       const count = positiveInteger(opts.ndjson!, '--ndjson', 1);
       if (!opts.org) throw new UsageError('--ndjson needs --org ORG_ID');
-      if (!uuid.test(opts.org)) throw new UsageError(`--org must be a UUID, got "${opts.org}"`);
-      for (const p of opts.project ?? []) if (!uuid.test(p)) throw new UsageError(`--project must be a UUID, got "${p}"`);
+      if (!isUuid(opts.org)) throw new UsageError(`--org must be a UUID, got "${opts.org}"`);
+      for (const p of opts.project ?? []) if (!isUuid(p)) throw new UsageError(`--project must be a UUID, got "${p}"`);
       const seed = positiveInteger(opts.seed, '--seed', 0);
       if (opts.prefix !== undefined && !/^[\x21-\x7E]{1,100}$/.test(opts.prefix)) throw new UsageError('--prefix must be printable ASCII without spaces');
       await writeTo(opts.out, (out) =>

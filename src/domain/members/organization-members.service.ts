@@ -8,7 +8,7 @@ import type { OrganizationMembersT } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import { NotFoundError } from '../errors.js';
 import type { Principal } from '../principal.js';
-import { normalizeUuid } from '../projects/uuid.js';
+import { normalizeUuid } from '../uuid.js';
 import { findOrganizationMembers, type MemberRow } from './organization-members.repository.js';
 
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

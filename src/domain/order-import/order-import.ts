@@ -11,7 +11,7 @@
 import type { Readable } from 'node:stream';
 import { BulkCopyError, copyRowsInTransaction, supportsBulkCopy } from '../../storage/bulk-copy.js';
 import type { DatabaseHandle, Executor } from '../../storage/database.js';
-import { UUID_PATTERN } from '../orders/order-input.schema.js';
+import { isUuid } from '../uuid.js';
 import { findOrganization } from '../organizations/organization.repository.js';
 import { ImportError, readOrderLines, type ImportedRow } from './ndjson-order-reader.js';
 import { COPY_ORDERS_SQL, importValues, insertOrderBatch, orderOrganization, projectIdsOf } from './order-import.repository.js';
@@ -93,7 +93,7 @@ function watchInput(input: Readable): { check(): void } {
  */
 export async function importOrders(handle: DatabaseHandle, options: ImportOptions): Promise<ImportReport> {
   const organizationId = options.organizationId.toLowerCase();
-  if (!new RegExp(UUID_PATTERN).test(organizationId)) throw new ImportError(`organization id must be a UUID, got "${options.organizationId}"`);
+  if (!isUuid(organizationId)) throw new ImportError(`organization id must be a UUID, got "${options.organizationId}"`);
   if (!(await findOrganization(handle.db, organizationId))) throw new ImportError(`no organization with id ${organizationId}`);
   const projectIds = await projectIdsOf(handle.db, organizationId);
   let bytesRead = 0;

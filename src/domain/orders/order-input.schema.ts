@@ -7,8 +7,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Annotation, HumanOrderState, OrderAnalysisLine } from '../../contract/schemas.js';
 import { OBJECT_KEY_PATTERN } from '../../storage/object-storage/object-key.js';
+import { UUID_PATTERN } from '../uuid.js';
 
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 /** RFC 3339 date-time with an explicit offset (Z or ±hh:mm). */
 export const RFC3339_PATTERN = '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$';
 

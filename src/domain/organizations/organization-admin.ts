@@ -1,15 +1,13 @@
 /** Operator actions on organizations (`certdesk org ...`). */
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../storage/database.js';
-import { UUID_PATTERN } from '../orders/order-input.schema.js';
 import { findOrganization, listOrganizations, upsertOrganization, type OrganizationRecord } from './organization.repository.js';
 import { ProvisioningError } from '../provisioning-error.js';
-
-const uuid = new RegExp(UUID_PATTERN);
+import { isUuid } from '../uuid.js';
 
 /** Checks an id is a UUID and names an organization; returns it lower-cased. */
 export async function requireOrganization(db: Executor, id: string): Promise<OrganizationRecord> {
-  if (!uuid.test(id)) throw new ProvisioningError(`organization id must be a UUID, got "${id}"`);
+  if (!isUuid(id)) throw new ProvisioningError(`organization id must be a UUID, got "${id}"`);
   const org = await findOrganization(db, id.toLowerCase());
   if (!org) throw new ProvisioningError(`no organization with id ${id.toLowerCase()}`);
   return org;
@@ -27,7 +25,7 @@ export function requireName(name: string, what: string): string {
  */
 export async function createOrganization(db: Executor, input: { name: string; id?: string }): Promise<OrganizationRecord> {
   const name = requireName(input.name, 'organization');
-  if (input.id !== undefined && !uuid.test(input.id)) throw new ProvisioningError(`--id must be a UUID, got "${input.id}"`);
+  if (input.id !== undefined && !isUuid(input.id)) throw new ProvisioningError(`--id must be a UUID, got "${input.id}"`);
   const id = (input.id ?? randomUUID()).toLowerCase();
   if (await findOrganization(db, id)) throw new ProvisioningError(`an organization with id ${id} already exists`);
   await upsertOrganization(db, { id, name });

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { PROJECT_ROLES } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import type { ProjectRole } from '../../storage/schema.js';
-import { UUID_PATTERN } from '../orders/order-input.schema.js';
 import { findProjectMembers, findProjectRecord, listProjectRecords } from './project.repository.js';
 import { ProjectConflictError, removeProjectMember, setProjectMember, upsertProject } from './project-writes.repository.js';
 import { requireName, requireOrganization } from '../organizations/organization-admin.js';
 import { ProvisioningError } from '../provisioning-error.js';
+import { isUuid } from '../uuid.js';
 import { requireUserInOrganization } from '../users/user-admin.js';
 
 export interface ProjectSummary {
@@ -18,10 +18,8 @@ export interface ProjectSummary {
   members: Array<{ email: string; role: ProjectRole }>;
 }
 
-const uuid = new RegExp(UUID_PATTERN);
-
 async function requireProject(db: Executor, id: string) {
-  if (!uuid.test(id)) throw new ProvisioningError(`project id must be a UUID, got "${id}"`);
+  if (!isUuid(id)) throw new ProvisioningError(`project id must be a UUID, got "${id}"`);
   const project = await findProjectRecord(db, id.toLowerCase());
   if (!project) throw new ProvisioningError(`no project with id ${id.toLowerCase()}`);
   return project;
@@ -42,7 +40,7 @@ async function describe(db: Executor, id: string): Promise<ProjectSummary> {
 export async function createProject(db: Executor, input: { organizationId: string; name: string; id?: string }): Promise<ProjectSummary> {
   const org = await requireOrganization(db, input.organizationId);
   const name = requireName(input.name, 'project');
-  if (input.id !== undefined && !uuid.test(input.id)) throw new ProvisioningError(`--id must be a UUID, got "${input.id}"`);
+  if (input.id !== undefined && !isUuid(input.id)) throw new ProvisioningError(`--id must be a UUID, got "${input.id}"`);
   const id = (input.id ?? randomUUID()).toLowerCase();
   if (await findProjectRecord(db, id)) throw new ProvisioningError(`a project with id ${id} already exists`);
   try {

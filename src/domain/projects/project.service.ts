@@ -7,7 +7,7 @@ import type { ProjectT } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import { NotFoundError } from '../errors.js';
 import type { Principal } from '../principal.js';
-import { normalizeUuid } from './uuid.js';
+import { normalizeUuid } from '../uuid.js';
 import { byName, mapProject } from './project.mapper.js';
 import { findProjectMembers, findProjects, type ProjectRow } from './project.repository.js';
 

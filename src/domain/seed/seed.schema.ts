@@ -2,7 +2,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ALL_SCOPES, PROJECT_ROLES } from '../../contract/schemas.js';
 import { OBJECT_KEY_PATTERN } from '../../storage/object-storage/object-key.js';
-import { OrderInput, RFC3339_PATTERN, UUID_PATTERN } from '../orders/order-input.schema.js';
+import { OrderInput, RFC3339_PATTERN } from '../orders/order-input.schema.js';
+import { UUID_PATTERN } from '../uuid.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/password.js';
 
 const Uuid = Type.String({ pattern: UUID_PATTERN, description: 'a UUID' });

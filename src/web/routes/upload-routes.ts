@@ -16,6 +16,7 @@ import { ApiError, NotFoundError } from '../../domain/errors.js';
 import { ANALYZE_ORDER_JOB, createOrderFromUpload, respondToOrder, UploadRejectedError, type IntakeDeps, type UploadProblem } from '../../domain/intake/order-intake.service.js';
 import { announceUpload, UploadTooLargeError } from '../../domain/intake/upload.service.js';
 import { findVisibleOrder, listVisibleProjects, sortProjectNames } from '../../domain/orders/index.js';
+import { isUuid } from '../../domain/uuid.js';
 import { translate } from '../../i18n/index.js';
 import { findJobs } from '../../jobs/job.repository.js';
 import { requireSession, sessionOf } from '../guards.js';
@@ -34,7 +35,6 @@ export const CSRF_HEADER = 'x-csrf-token';
 const ACCEPTED_EXTENSIONS = new Set(['png', 'jpg', 'jpeg', 'webp', 'tif', 'tiff', 'psd']);
 const ACCEPTED_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/vnd.adobe.photoshop', 'image/x-photoshop', 'application/x-photoshop', 'image/psd']);
 const CONTENT_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const UPLOAD_PROBLEMS: Record<UploadProblem, `web.upload.problem_${UploadProblem}`> = {
   unknown: 'web.upload.problem_unknown',
@@ -125,7 +125,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       const title = typeof body.order_title === 'string' ? body.order_title.trim() : '';
       const projectId = body.project_id === null || body.project_id === '' || body.project_id === undefined ? null : body.project_id;
       if (!title) return sendError(reply, 422, t('web.upload.no_title'));
-      if (title.length > 1000 || typeof body.upload_id !== 'string' || !UUID.test(body.upload_id) || (projectId !== null && (typeof projectId !== 'string' || !UUID.test(projectId)))) {
+      if (title.length > 1000 || typeof body.upload_id !== 'string' || !isUuid(body.upload_id) || (projectId !== null && (typeof projectId !== 'string' || !isUuid(projectId)))) {
         return sendError(reply, 400, t('web.upload.invalid'));
       }
       try {
@@ -172,7 +172,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       const refuse = (status: number, text: string) =>
         json ? sendError(reply, status, text) : sendPage(reply, messagePage(ctx, ctx.t('web.respond.title'), text), status);
       if (!message) return refuse(422, ctx.t('web.respond.no_message'));
-      if (message.length > 10000 || uploadIds.length > 20 || !uploadIds.every((id): id is string => typeof id === 'string' && UUID.test(id))) {
+      if (message.length > 10000 || uploadIds.length > 20 || !uploadIds.every((id): id is string => typeof id === 'string' && isUuid(id))) {
         return refuse(400, ctx.t('web.upload.invalid'));
       }
       try {
