@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ALL_SCOPES } from '../contract/schemas.js';
 import type { SessionWithUser } from '../domain/sessions/index.js';
-import type { Principal } from '../domain/principal.js';
+import { principalFor, type Principal } from '../domain/principal.js';
 import { isLanguage, negotiateLanguage, translate, type Language, type MessageKey, type MessageVars } from '../i18n/index.js';
 import { cookieOptions } from './session/web-session.js';
 
@@ -40,14 +40,5 @@ export function translatorFor(lang: Language): Translator {
 
 /** The principal of a web session: the same visibility rules as an API client acting for the user. */
 export function principalOf(session: SessionWithUser): Principal {
-  return {
-    userId: session.userId,
-    organizationId: session.organizationId,
-    email: session.email,
-    emailKey: session.emailKey,
-    username: session.username,
-    isAdmin: session.isAdmin,
-    clientId: null,
-    scopes: [...ALL_SCOPES],
-  };
+  return principalFor(session, null, ALL_SCOPES);
 }

@@ -4,7 +4,7 @@
  * something it shares no code with.
  */
 import { sql } from 'kysely';
-import type { Principal } from '../../src/domain/principal.js';
+import { principalFor, principalUserOfRow, type Principal } from '../../src/domain/principal.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { USERS, type FixtureUserName } from './fixtures.js';
 
@@ -19,16 +19,7 @@ export interface OracleOrder {
 /** The Principal of a fixture user, read from the database (what the bearer plugin resolves). */
 export async function principalOf(handle: DatabaseHandle, name: FixtureUserName): Promise<Principal> {
   const u = await handle.db.selectFrom('users').selectAll().where('email_key', '=', USERS[name].email.toLowerCase()).executeTakeFirstOrThrow();
-  return {
-    userId: u.id,
-    organizationId: u.organization_id,
-    email: u.email,
-    emailKey: u.email_key,
-    username: u.username,
-    isAdmin: u.is_admin,
-    clientId: USERS[name].clientId,
-    scopes: ['enterprise-api-access/read'],
-  };
+  return principalFor(principalUserOfRow({ ...u, user_id: u.id }), USERS[name].clientId, ['enterprise-api-access/read']);
 }
 
 function byteCompare(a: string, b: string): number {

@@ -3,7 +3,7 @@
  * table or backup cannot be replayed as cookies.
  */
 import type { Executor } from '../../storage/database.js';
-import type { Principal } from '../principal.js';
+import { principalUserOfRow, type PrincipalUser } from '../principal.js';
 
 export interface SessionWrite {
   idHash: string;
@@ -13,7 +13,7 @@ export interface SessionWrite {
 }
 
 /** A live session with the user it belongs to (the user's fields are those of a Principal). */
-export interface SessionWithUser extends Omit<Principal, 'clientId' | 'scopes'> {
+export interface SessionWithUser extends PrincipalUser {
   idHash: string;
   csrfToken: string;
   expiresAt: Date;
@@ -46,17 +46,7 @@ export async function findLiveSession(db: Executor, idHash: string, now: Date): 
     .where('s.expires_at', '>', now)
     .executeTakeFirst();
   if (!row) return undefined;
-  return {
-    idHash: row.id_hash,
-    csrfToken: row.csrf_token,
-    expiresAt: row.expires_at,
-    userId: row.user_id,
-    organizationId: row.organization_id,
-    email: row.email,
-    emailKey: row.email_key,
-    username: row.username,
-    isAdmin: row.is_admin,
-  };
+  return { ...principalUserOfRow(row), idHash: row.id_hash, csrfToken: row.csrf_token, expiresAt: row.expires_at };
 }
 
 export async function deleteSession(db: Executor, idHash: string): Promise<void> {

@@ -3,20 +3,16 @@
  * client authentication and by bearer verification on every request (behind a short cache).
  */
 import type { Executor } from '../../storage/database.js';
+import { principalUserOfRow, type PrincipalUser } from '../principal.js';
 
-export interface ClientAccessRecord {
+/** The client, and the user it acts for (empty fields when the user row is gone). */
+export interface ClientAccessRecord extends PrincipalUser {
   clientId: string;
   secretHash: string;
   scopes: string[];
   revoked: boolean;
   /** False when the user no longer belongs to the client's organization (the user left). */
   userIsMember: boolean;
-  organizationId: string;
-  userId: string;
-  email: string;
-  emailKey: string;
-  username: string;
-  isAdmin: boolean;
 }
 
 /** The client and its user, or undefined when no client has this id. */
@@ -43,16 +39,12 @@ export async function findClientAccess(db: Executor, clientId: string): Promise<
     .executeTakeFirst();
   if (!row) return undefined;
   return {
+    // The client's organization: a user who moved elsewhere is no member (above), not another principal.
+    ...principalUserOfRow(row),
     clientId: row.client_id,
     secretHash: row.secret_hash,
     scopes: row.scopes,
     revoked: row.revoked_at !== null,
     userIsMember: row.user_organization_id !== null && row.user_organization_id === row.organization_id,
-    organizationId: row.organization_id,
-    userId: row.user_id,
-    email: row.email ?? '',
-    emailKey: row.email_key ?? '',
-    username: row.username ?? '',
-    isAdmin: row.is_admin ?? false,
   };
 }

@@ -15,7 +15,7 @@
  */
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ClientAccessRecord } from '../../domain/users/user-access.repository.js';
-import type { Principal } from '../../domain/principal.js';
+import { principalFor, type Principal } from '../../domain/principal.js';
 import { TokenRejected, verifyAccessToken, type VerifiedToken } from '../access-token.js';
 import { localizeFor } from '../localize.js';
 import { englishMessage, oauthMessages, type MessageParams, type OAuthMessageKey } from '../messages.js';
@@ -53,19 +53,7 @@ function decide(verified: VerifiedToken, access: ClientAccessRecord | undefined)
 function principalOutcome(verified: VerifiedToken, access: ClientAccessRecord): Outcome {
   // Scopes taken away from the client since the token was issued are gone for its tokens too.
   const scopes = verified.scopes.filter((s) => access.scopes.includes(s));
-  return {
-    ok: true,
-    principal: Object.freeze({
-      userId: access.userId,
-      organizationId: access.organizationId,
-      email: access.email,
-      emailKey: access.emailKey,
-      username: access.username,
-      isAdmin: access.isAdmin,
-      clientId: access.clientId,
-      scopes: Object.freeze(scopes) as string[],
-    }),
-  };
+  return { ok: true, principal: principalFor(access, access.clientId, scopes) };
 }
 
 /** The token of an Authorization header, or the outcome that refuses the header. */
