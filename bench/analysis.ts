@@ -36,6 +36,8 @@ import { writeBenchmarkSection } from './benchmarks-doc.js';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 400);
 const ASSETS = Number(process.env.BENCH_ASSETS ?? 8);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Taken before anything runs: how busy the machine already was. */
+const INITIAL_LOAD = os.loadavg();
 
 function vmHwmMb(): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
@@ -114,12 +116,17 @@ async function main(): Promise<void> {
       `| VmHWM of the process (setup included) | ${vmHwmMb().toFixed(0)} MB |`,
       ...Object.entries(steps).map(([name, ms]) => `| CPU per order: ${name}, alone | ${ms.toFixed(1)} ms |`),
       `| CPU per order: queue, database client, storage, documents (the rest) | ${(perOrderMs - stepsMs).toFixed(1)} ms of ${perOrderMs.toFixed(1)} ms |`,
-      `| Load average (1 / 5 / 15 min) at the end | ${load} on ${os.cpus().length} cores |`,
+      `| Load average (1 / 5 / 15 min) | at the start ${INITIAL_LOAD.map((l) => l.toFixed(2)).join(' / ')}; at the end ${load}; on ${os.cpus().length} cores |`,
+      '',
+      '| Goal | Result |',
+      '|---|---|',
+      `| ≥ 50 orders/s per core of CPU time (${(done / cpuSeconds).toFixed(1)}) | ${done / cpuSeconds >= 50 ? 'met' : '**not met**'} |`,
+      `| peak worker RSS ≤ 400 MB (${(peakRss / 1024 / 1024).toFixed(0)} MB) | ${peakRss / 1024 / 1024 <= 400 ? 'met' : '**not met**'} |`,
     ].join('\n');
     process.stdout.write(`${table}\n`);
     writeBenchmarkSection(
       '## Analysis',
-      `## Analysis\n\n\`npm run bench:analysis\` (bench/analysis.ts), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, PostgreSQL at ${new URL(ADMIN_URL).host}.\n` +
+      `## Analysis\n\n\`npm run bench:analysis\` (bench/analysis.ts), ${new Date().toISOString()}: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, PostgreSQL at ${new URL(ADMIN_URL).host} on the same machine.\n` +
         'The analysis job as `certdesk worker` runs it (file_type, metadata, layer_check with the JPEG preview; no detection service configured), ' +
         'jobs claimed from the PostgreSQL queue one at a time, assets read from local object storage. Goal: at least 50 orders/s per core, peak worker RSS at most 400 MB.\n' +
         'The machine is shared with other builds and test runs while this runs: the CPU-time figure is the per-core rate; the wall-clock figure depends on the load shown.\n\n' +
