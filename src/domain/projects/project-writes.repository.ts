@@ -12,15 +12,23 @@ export interface ProjectWrite {
   weighted_confidence_threshold?: number | null;
 }
 
+/** A project id of another organization, or a name already used in the organization. */
 export class ProjectConflictError extends Error {
   override name = 'ProjectConflictError';
+  constructor(
+    /** The field at fault. */
+    readonly field: 'id' | 'name',
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Inserts or updates a project by id; returns true when something changed. */
 export async function upsertProject(db: Executor, project: ProjectWrite): Promise<boolean> {
   const existing = await db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst();
   if (existing && existing.organization_id !== project.organization_id) {
-    throw new ProjectConflictError(`project ${project.id} already belongs to another organization`);
+    throw new ProjectConflictError('id', `project ${project.id} already belongs to another organization`);
   }
   const sameName = await db
     .selectFrom('projects')
@@ -29,7 +37,7 @@ export async function upsertProject(db: Executor, project: ProjectWrite): Promis
     .where('name', '=', project.name)
     .where('id', '!=', project.id)
     .executeTakeFirst();
-  if (sameName) throw new ProjectConflictError(`a project named "${project.name}" already exists in the organization`);
+  if (sameName) throw new ProjectConflictError('name', `a project named "${project.name}" already exists in the organization`);
   const thresholds = {
     object_flag_threshold: project.object_flag_threshold ?? null,
     weighted_confidence_threshold: project.weighted_confidence_threshold ?? null,

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
+import pg from 'pg';
 import { describeOnEachDatabase } from '../../../test/helpers/database.js';
 import { ACME, ACME_ORDER_COUNT, GLOBEX_ORDER_COUNT, USERS, loadStandardFixture, standardSeedDocument, temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
+import { DatabaseUnavailableError } from '../../storage/database-availability.js';
+import type { Database } from '../../storage/schema.js';
 import type { DatabaseHandle } from '../../storage/database.js';
 import { verifyPassword } from '../users/password.js';
 import { verifyClientSecret } from '../api-clients/client-credentials.js';
@@ -101,6 +104,34 @@ describeOnEachDatabase('seed loading', (getDb) => {
     assert.equal(await storage.exists(`orgs/${ACME.id}/previews/acme-0.png`), false, 'objects written before the failure are removed');
   });
 
+  it('blames a project conflict on the field at fault (id of another organization, name in use)', async () => {
+    await loadStandardFixture(getDb());
+    const doc = standardSeedDocument();
+    doc.objects = [];
+    doc.organizations[0]!.projects![0]!.id = '99999999-0000-4000-8000-000000000001';
+    await assert.rejects(loadSeed(getDb().db, temporaryObjectStorage().storage, doc), /organizations\[0\]\.projects\[0\]\.name: a project named/);
+  });
+
+  it('reports a database outage while writing as the database being unavailable, never as a field of the file', async () => {
+    const before = await snapshot(getDb());
+    const { storage } = temporaryObjectStorage();
+    // The connection drops at the first statement on projects (inside the write that used to guess a field).
+    const outage: KyselyPlugin = {
+      transformQuery(args) {
+        if (JSON.stringify(args.node).includes('"projects"')) throw new Error('Connection terminated unexpectedly');
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    await assert.rejects(loadSeed(getDb().db.withPlugin(outage), storage, standardSeedDocument()), (err: unknown) => {
+      assert.ok(err instanceof DatabaseUnavailableError, `expected DatabaseUnavailableError, got ${String(err)}`);
+      assert.match(err.message, /^the database is unavailable, nothing was seeded: Connection terminated unexpectedly$/);
+      return true;
+    });
+    assert.equal(await snapshot(getDb()), before);
+    assert.equal(await storage.exists(`orgs/${ACME.id}/previews/acme-0.png`), false, 'objects written before the failure are removed');
+  });
+
   it('refuses a user or order that belongs to another organization', async () => {
     const doc = standardSeedDocument();
     doc.organizations = [doc.organizations[1]!];
@@ -127,5 +158,23 @@ describeOnEachDatabase('seed loading', (getDb) => {
       FULL JOIN (SELECT * FROM order_counters WHERE order_count <> 0) c USING (organization_id, scope_key, order_state)
       WHERE a.c IS DISTINCT FROM c.order_count`.execute(getDb().db);
     assert.equal(drift.rows[0]!.n, 0);
+  });
+});
+
+describe('seed against a PostgreSQL server nobody listens on', () => {
+  it('says the database is unavailable, naming no field', async () => {
+    // Port 1 on the loopback: nothing listens there, the connection is refused at once.
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://certdesk@127.0.0.1:1/certdesk', connectionTimeoutMillis: 2000 }) }) });
+    try {
+      const doc = standardSeedDocument();
+      doc.objects = [];
+      await assert.rejects(loadSeed(db, temporaryObjectStorage().storage, doc), (err: unknown) => {
+        assert.ok(err instanceof DatabaseUnavailableError, `expected DatabaseUnavailableError, got ${String(err)}`);
+        assert.match(err.message, /^the database is unavailable, nothing was seeded: ECONNREFUSED/);
+        return true;
+      });
+    } finally {
+      await db.destroy();
+    }
   });
 });

@@ -6,16 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
+import { DatabaseUnavailableError, describeFailure, isDatabaseUnavailable } from '../../storage/database-availability.js';
 import type { Db, Executor } from '../../storage/database.js';
 import { isKeyOfOrganization } from '../../storage/object-storage/object-key.js';
 import type { ObjectStorage } from '../../storage/object-storage/object-storage.js';
-import { upsertProvisionedClient } from '../api-clients/api-client-provisioning.repository.js';
+import { ClientConflictError, upsertProvisionedClient } from '../api-clients/api-client-provisioning.repository.js';
 import { SCOPES } from '../../contract/schemas.js';
 import { checkOrderRules, toOrderRow, type OrderRow } from '../orders/order-document.js';
 import { OrderOwnershipConflictError, upsertOrders } from '../orders/order.repository.js';
 import { upsertOrganization } from '../organizations/organization.repository.js';
 import { existingProjectIds } from '../projects/project.repository.js';
-import { replaceProjectMembers, upsertProject } from '../projects/project-writes.repository.js';
+import { ProjectConflictError, replaceProjectMembers, upsertProject } from '../projects/project-writes.repository.js';
 import { hashPassword, verifyPassword } from '../users/password.js';
 import { emailKey, findUserByEmail, upsertUser } from '../users/user.repository.js';
 import { compileInputValidator, formatProblem, joinPath, type InputProblem } from '../schema-errors.js';
@@ -163,7 +164,9 @@ async function writeOrganization(trx: Executor, org: SeedDocumentT['organization
       )
         changed++;
     } catch (err) {
-      fail(joinPath(path, /name/.test((err as Error).message) ? 'name' : 'id'), (err as Error).message);
+      // Only our own conflicts name a field of the file; a database error is not the file's fault.
+      if (err instanceof ProjectConflictError) fail(joinPath(path, err.field), err.message);
+      throw err;
     }
     const members = [];
     for (const [k, m] of (p.members ?? []).entries()) {
@@ -188,7 +191,8 @@ async function writeOrganization(trx: Executor, org: SeedDocumentT['organization
       )
         changed++;
     } catch (err) {
-      fail(joinPath(path, 'client_id'), (err as Error).message);
+      if (err instanceof ClientConflictError) fail(joinPath(path, 'client_id'), err.message);
+      throw err;
     }
   }
 
@@ -268,6 +272,9 @@ export async function loadSeed(db: Db, storage: ObjectStorage, value: unknown): 
     };
   } catch (err) {
     await rollbackObjects(objects.undo);
+    if (isDatabaseUnavailable(err)) {
+      throw new DatabaseUnavailableError(`the database is unavailable, nothing was seeded: ${describeFailure(err)}`, { cause: err });
+    }
     throw err;
   }
 }
