@@ -272,7 +272,7 @@ describeOnEachDatabase('GET /v1/orders', (getDb) => {
     assert.equal(params['query:project_id']!.required, true);
     assert.deepEqual(params['query:limit']!.schema, { type: 'integer', minimum: 1, maximum: 1000, default: 200 });
     assert.deepEqual(params['query:preview']!.schema, { type: 'boolean', default: false });
-    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '403', '404', '422', '431', '500']);
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '403', '404', '422', '431', '500', '503']);
   });
 
   it('checks authentication before parameters', async () => {
