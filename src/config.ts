@@ -1,6 +1,7 @@
 /**
  * Every setting certdesk reads, its environment variable, its flag, its default and its documentation.
- * This list is the single source of the README's configuration table (`certdesk config --markdown`).
+ * This list is the single source of the defaults `loadConfig` applies and of the README's configuration
+ * table (`configurationMarkdown()`; src/config.test.ts keeps the README equal to it).
  * Flags win over environment variables; environment variables win over defaults.
  */
 import path from 'node:path';
@@ -46,15 +47,30 @@ export interface Config {
 
 type Key = keyof Config;
 
-export interface SettingDefinition<K extends Key = Key> {
+/** A default computed from other settings (`get` resolves one) or from the raw environment. */
+type ComputedDefault<K extends Key> = (get: <J extends Key>(key: J) => Config[J], env: RawSettings) => Config[K];
+
+interface SettingBase<K extends Key> {
   key: K;
   env: string;
   /** Long flag without the leading dashes, or null when the setting has no flag. */
   flag: string | null;
-  /** Default shown in the docs (the computed default is applied by `resolve`). */
-  defaultDoc: string;
   doc: string;
   parse: (raw: string, name: string) => Config[K];
+}
+
+/**
+ * A setting as written below: a plain default is shown in the docs as itself (`8080`, unset for null)
+ * with an optional note; a computed default says in `defaultDoc` what it is.
+ */
+type SettingSpec<K extends Key = Key> = SettingBase<K> &
+  ({ default: Config[K]; defaultNote?: string } | { default: ComputedDefault<K>; defaultDoc: string });
+
+export interface SettingDefinition<K extends Key = Key> extends SettingBase<K> {
+  /** What the setting is when neither its flag nor its variable is given (applied by `loadConfig`). */
+  default: Config[K] | ComputedDefault<K>;
+  /** The default as the docs show it. */
+  defaultDoc: string;
 }
 
 export class ConfigError extends Error {
@@ -89,11 +105,12 @@ const boolean = (raw: string, name: string): boolean => {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 };
 
-export const settings: SettingDefinition[] = [
+const specs: SettingSpec[] = [
   {
     key: 'env',
     env: 'CERTDESK_ENV',
     flag: null,
+    default: (_get, env) => (env.NODE_ENV === 'production' ? 'production' : 'development'),
     defaultDoc: '`development`',
     doc: '`development`, `production` or `test`. Outside development, insecure defaults (no `MASTER_KEY`) are refused or warned about loudly.',
     parse: (raw, name) => {
@@ -101,40 +118,42 @@ export const settings: SettingDefinition[] = [
       throw new ConfigError(`${name} must be development, production or test, got "${raw}"`);
     },
   },
-  { key: 'host', env: 'HOST', flag: 'host', defaultDoc: '`127.0.0.1`', doc: 'Address `serve` listens on. Use `0.0.0.0` behind a load balancer.', parse: nonEmpty },
-  { key: 'port', env: 'PORT', flag: 'port', defaultDoc: '`8080`', doc: 'Port `serve` listens on: API, token service and web application share it (0 picks a free port).', parse: integer(0, 65535) },
+  { key: 'host', env: 'HOST', flag: 'host', default: '127.0.0.1', doc: 'Address `serve` listens on. Use `0.0.0.0` behind a load balancer.', parse: nonEmpty },
+  { key: 'port', env: 'PORT', flag: 'port', default: 8080, doc: 'Port `serve` listens on: API, token service and web application share it (0 picks a free port).', parse: integer(0, 65535) },
   {
     key: 'databaseUrl',
     env: 'DATABASE_URL',
     flag: 'database-url',
-    defaultDoc: 'unset (embedded PGlite)',
+    default: null,
+    defaultNote: 'embedded PGlite',
     doc: '`postgres://…` to use a PostgreSQL server. Unset: embedded PGlite persisted in the data directory.',
     parse: (raw, name) => {
       if (!/^postgres(ql)?:\/\//.test(raw)) throw new ConfigError(`${name} must start with postgres:// or postgresql://`);
       return raw;
     },
   },
-  { key: 'dataDir', env: 'DATA_DIR', flag: 'data-dir', defaultDoc: '`./data`', doc: 'Directory of the embedded database (`<dir>/pglite`) and of the default local object storage.', parse: nonEmpty },
-  { key: 'objectStorageDir', env: 'OBJECT_STORAGE_DIR', flag: 'object-storage-dir', defaultDoc: '`<data-dir>/objects`', doc: 'Local object storage directory (previews, layers).', parse: nonEmpty },
-  { key: 'publicBaseUrl', env: 'PUBLIC_BASE_URL', flag: 'public-base-url', defaultDoc: '`http://localhost:<port>`', doc: 'External base URL of the API and web application; used in presigned URLs and links.', parse: url },
-  { key: 'issuerUrl', env: 'ISSUER_URL', flag: 'issuer-url', defaultDoc: 'the public base URL', doc: 'OAuth issuer (`iss` of access tokens, RFC 8414 metadata). The token service may live on another host.', parse: url },
-  { key: 'tokenAudience', env: 'TOKEN_AUDIENCE', flag: 'token-audience', defaultDoc: '`<public base URL>/v1`', doc: '`aud` of access tokens and the audience the API accepts.', parse: nonEmpty },
-  { key: 'accessTokenTtlSeconds', env: 'ACCESS_TOKEN_TTL', flag: 'access-token-ttl', defaultDoc: '`3600`', doc: 'Access token lifetime in seconds (`expires_in`).', parse: integer(60, 86400) },
-  { key: 'presignTtlSeconds', env: 'PRESIGN_TTL', flag: 'presign-ttl', defaultDoc: '`900`', doc: 'Lifetime in seconds of presigned preview and layer URLs.', parse: integer(10, 604800) },
-  { key: 'masterKey', env: 'MASTER_KEY', flag: null, defaultDoc: 'unset', doc: 'Secret (32+ characters) that encrypts signing keys at rest. Never a flag, so it stays out of process listings.', parse: (raw, name) => {
+  { key: 'dataDir', env: 'DATA_DIR', flag: 'data-dir', default: './data', doc: 'Directory of the embedded database (`<dir>/pglite`) and of the default local object storage.', parse: nonEmpty },
+  { key: 'objectStorageDir', env: 'OBJECT_STORAGE_DIR', flag: 'object-storage-dir', default: (get) => path.join(get('dataDir'), 'objects'), defaultDoc: '`<data-dir>/objects`', doc: 'Local object storage directory (previews, layers).', parse: nonEmpty },
+  { key: 'publicBaseUrl', env: 'PUBLIC_BASE_URL', flag: 'public-base-url', default: (get) => `http://localhost:${get('port')}`, defaultDoc: '`http://localhost:<port>`', doc: 'External base URL of the API and web application; used in presigned URLs and links.', parse: url },
+  { key: 'issuerUrl', env: 'ISSUER_URL', flag: 'issuer-url', default: (get) => get('publicBaseUrl'), defaultDoc: 'the public base URL', doc: 'OAuth issuer (`iss` of access tokens, RFC 8414 metadata). The token service may live on another host.', parse: url },
+  { key: 'tokenAudience', env: 'TOKEN_AUDIENCE', flag: 'token-audience', default: (get) => `${get('publicBaseUrl')}/v1`, defaultDoc: '`<public base URL>/v1`', doc: '`aud` of access tokens and the audience the API accepts.', parse: nonEmpty },
+  { key: 'accessTokenTtlSeconds', env: 'ACCESS_TOKEN_TTL', flag: 'access-token-ttl', default: 3600, doc: 'Access token lifetime in seconds (`expires_in`).', parse: integer(60, 86400) },
+  { key: 'presignTtlSeconds', env: 'PRESIGN_TTL', flag: 'presign-ttl', default: 900, doc: 'Lifetime in seconds of presigned preview and layer URLs.', parse: integer(10, 604800) },
+  { key: 'masterKey', env: 'MASTER_KEY', flag: null, default: null, doc: 'Secret (32+ characters) that encrypts signing keys at rest. Never a flag, so it stays out of process listings.', parse: (raw, name) => {
       if (raw.length < 32) throw new ConfigError(`${name} must be at least 32 characters`);
       return raw;
     } },
-  { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', defaultDoc: 'unset (in-process)', doc: '`redis://…` to share rate limits between instances.', parse: nonEmpty },
-  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', defaultDoc: '`info`', doc: 'pino log level (`fatal` … `trace`, or `silent`). In development one readable line per request; otherwise JSON lines.', parse: (raw, name) => {
+  { key: 'redisUrl', env: 'REDIS_URL', flag: 'redis-url', default: null, defaultNote: 'in-process', doc: '`redis://…` to share rate limits between instances.', parse: nonEmpty },
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', default: 'info', doc: 'pino log level (`fatal` … `trace`, or `silent`). In development one readable line per request; otherwise JSON lines.', parse: (raw, name) => {
       if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(raw)) throw new ConfigError(`${name} is not a log level: "${raw}"`);
       return raw;
     } },
-  { key: 'databasePoolSize', env: 'DATABASE_POOL_SIZE', flag: 'database-pool-size', defaultDoc: '`10`', doc: 'Connections per instance to a PostgreSQL server (ignored on PGlite, which has one).', parse: integer(1, 200) },
+  { key: 'databasePoolSize', env: 'DATABASE_POOL_SIZE', flag: 'database-pool-size', default: 10, doc: 'Connections per instance to a PostgreSQL server (ignored on PGlite, which has one).', parse: integer(1, 200) },
   {
     key: 'trustedProxyHops',
     env: 'TRUSTED_PROXY_HOPS',
     flag: 'trusted-proxy-hops',
+    default: (get) => (get('trustProxy') ? 1 : 0),
     defaultDoc: '`0`',
     doc: 'How many proxies (load balancers) stand in front of the service. The client address (rate limits) is the right-most `X-Forwarded-For` entry those proxies did not add, so a caller cannot choose it; `X-Forwarded-Proto` (Secure cookies) is believed only when this is at least 1. 0: the socket address, no `X-Forwarded-*` believed.',
     parse: integer(0, 10),
@@ -143,7 +162,7 @@ export const settings: SettingDefinition[] = [
     key: 'trustProxy',
     env: 'TRUST_PROXY',
     flag: 'trust-proxy',
-    defaultDoc: '`false`',
+    default: false,
     doc: 'Deprecated: `true` means `TRUSTED_PROXY_HOPS=1` (one load balancer), no longer "believe every `X-Forwarded-For` entry". `TRUSTED_PROXY_HOPS` wins when both are set.',
     parse: boolean,
   },
@@ -151,7 +170,7 @@ export const settings: SettingDefinition[] = [
     key: 'shutdownGracePeriodSeconds',
     env: 'SHUTDOWN_GRACE_PERIOD',
     flag: 'shutdown-grace-period',
-    defaultDoc: '`20`',
+    default: 20,
     doc: 'Seconds `serve` takes at most to stop on SIGTERM/SIGINT: `/readyz` turns 503, no new connections, in-flight requests finish, then exit. Keep it below the orchestrator\'s kill timeout.',
     parse: integer(1, 3600),
   },
@@ -159,6 +178,8 @@ export const settings: SettingDefinition[] = [
     key: 'metricsEnabled',
     env: 'METRICS_ENABLED',
     flag: 'metrics-enabled',
+    // Metrics say how busy the service is and which routes fail: opt-in in production.
+    default: (get) => get('env') !== 'production',
     defaultDoc: '`true`, `false` in production',
     doc: 'Serve Prometheus metrics at `/metrics`.',
     parse: boolean,
@@ -167,7 +188,7 @@ export const settings: SettingDefinition[] = [
     key: 'metricsToken',
     env: 'METRICS_TOKEN',
     flag: null,
-    defaultDoc: 'unset',
+    default: null,
     doc: 'When set, `/metrics` requires `Authorization: Bearer <token>`. Never a flag, so it stays out of process listings.',
     parse: (raw, name) => {
       if (raw.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
@@ -178,79 +199,73 @@ export const settings: SettingDefinition[] = [
     key: 'objectStorageUrl',
     env: 'OBJECT_STORAGE_URL',
     flag: 'object-storage-url',
-    defaultDoc: 'unset (local directory)',
+    default: null,
+    defaultNote: 'local directory',
     doc: '`s3://bucket/prefix` to keep objects in S3-compatible storage through the AWS SDK; endpoint, region and credentials come from the SDK\'s usual settings (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles).',
     parse: (raw, name) => {
       if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(raw)) throw new ConfigError(`${name} must look like s3://bucket/prefix, got "${raw}"`);
       return raw;
     },
   },
-  { key: 'objectStorageForcePathStyle', env: 'OBJECT_STORAGE_FORCE_PATH_STYLE', flag: 'object-storage-force-path-style', defaultDoc: '`false`', doc: 'Path-style S3 URLs (`https://host/bucket/key`), which most self-hosted S3-compatible servers need.', parse: boolean },
-  { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: 'max-upload-bytes', defaultDoc: '`209715200` (200 MiB)', doc: 'Largest asset `POST /v1/uploads` accepts (`size` above it is 422).', parse: integer(1, 5 * 1024 ** 4) },
-  { key: 'uploadTtlSeconds', env: 'UPLOAD_TTL', flag: 'upload-ttl', defaultDoc: '`3600`', doc: 'Seconds an upload (its presigned PUT URL, and the upload id for creating an order) stays valid; unused uploads are deleted after it.', parse: integer(60, 7 * 86400) },
-  { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', defaultDoc: '`2`', doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
-  { key: 'aiDetectionUrl', env: 'AI_DETECTION_URL', flag: 'ai-detection-url', defaultDoc: 'unset (`ai_detection` not run)', doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. Unset: no `ai_detection` check, orders wait for a reviewer.', parse: (raw, name) => {
+  { key: 'objectStorageForcePathStyle', env: 'OBJECT_STORAGE_FORCE_PATH_STYLE', flag: 'object-storage-force-path-style', default: false, doc: 'Path-style S3 URLs (`https://host/bucket/key`), which most self-hosted S3-compatible servers need.', parse: boolean },
+  { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: 'max-upload-bytes', default: 200 * 1024 * 1024, defaultNote: '200 MiB', doc: 'Largest asset `POST /v1/uploads` accepts (`size` above it is 422).', parse: integer(1, 5 * 1024 ** 4) },
+  { key: 'uploadTtlSeconds', env: 'UPLOAD_TTL', flag: 'upload-ttl', default: 3600, doc: 'Seconds an upload (its presigned PUT URL, and the upload id for creating an order) stays valid; unused uploads are deleted after it.', parse: integer(60, 7 * 86400) },
+  { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
+  { key: 'aiDetectionUrl', env: 'AI_DETECTION_URL', flag: 'ai-detection-url', default: null, defaultNote: '`ai_detection` not run', doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. Unset: no `ai_detection` check, orders wait for a reviewer.', parse: (raw, name) => {
       if (!/^https?:\/\//.test(raw)) throw new ConfigError(`${name} must be an http:// or https:// URL`);
       return url(raw, name);
     } },
-  { key: 'aiDetectionKey', env: 'AI_DETECTION_KEY', flag: null, defaultDoc: 'unset', doc: 'Bearer key of the detection service (required with `AI_DETECTION_URL`). Never a flag, never logged.', parse: nonEmpty },
-  { key: 'aiDetectionTimeoutMs', env: 'AI_DETECTION_TIMEOUT_MS', flag: 'ai-detection-timeout-ms', defaultDoc: '`10000`', doc: 'Deadline of one detection request; a request that runs out is retried with the analysis job.', parse: integer(100, 600_000) },
-  { key: 'aiDetectionMaxBytes', env: 'AI_DETECTION_MAX_BYTES', flag: 'ai-detection-max-bytes', defaultDoc: '`20971520` (20 MiB)', doc: 'Largest image sent to the detection service; larger assets (and PSD, TIFF) are sent as the JPEG preview.', parse: integer(1024, 1024 ** 3) },
+  { key: 'aiDetectionKey', env: 'AI_DETECTION_KEY', flag: null, default: null, doc: 'Bearer key of the detection service (required with `AI_DETECTION_URL`). Never a flag, never logged.', parse: nonEmpty },
+  { key: 'aiDetectionTimeoutMs', env: 'AI_DETECTION_TIMEOUT_MS', flag: 'ai-detection-timeout-ms', default: 10_000, doc: 'Deadline of one detection request; a request that runs out is retried with the analysis job.', parse: integer(100, 600_000) },
+  { key: 'aiDetectionMaxBytes', env: 'AI_DETECTION_MAX_BYTES', flag: 'ai-detection-max-bytes', default: 20 * 1024 * 1024, defaultNote: '20 MiB', doc: 'Largest image sent to the detection service; larger assets (and PSD, TIFF) are sent as the JPEG preview.', parse: integer(1024, 1024 ** 3) },
 ];
 
 export type RawSettings = Partial<Record<string, string | undefined>>;
+
+function docOfDefault(spec: SettingSpec): string {
+  if ('defaultDoc' in spec) return spec.defaultDoc;
+  const shown = spec.default === null ? 'unset' : `\`${String(spec.default)}\``;
+  return spec.defaultNote ? `${shown} (${spec.defaultNote})` : shown;
+}
+
+export const settings: SettingDefinition[] = specs.map((spec) => ({
+  key: spec.key,
+  env: spec.env,
+  flag: spec.flag,
+  default: spec.default,
+  defaultDoc: docOfDefault(spec),
+  doc: spec.doc,
+  parse: spec.parse,
+}));
 
 /**
  * Builds the configuration from environment variables and flag values (flag values keyed by `Config` key).
  * Throws ConfigError with a one-line message naming the variable or flag at fault.
  */
 export function loadConfig(env: RawSettings = process.env, flags: Partial<Record<Key, string>> = {}): Config {
-  const values: Partial<Record<Key, unknown>> = {};
+  const given: Partial<Record<Key, unknown>> = {};
   for (const s of settings) {
     const fromFlag = flags[s.key];
     const fromEnv = env[s.env];
-    if (fromFlag !== undefined) values[s.key] = s.parse(String(fromFlag), `--${s.flag ?? s.env}`);
-    else if (fromEnv !== undefined && fromEnv !== '') values[s.key] = s.parse(fromEnv, s.env);
+    if (fromFlag !== undefined) given[s.key] = s.parse(String(fromFlag), `--${s.flag ?? s.env}`);
+    else if (fromEnv !== undefined && fromEnv !== '') given[s.key] = s.parse(fromEnv, s.env);
   }
-  const env_ = (values.env as Environment | undefined) ?? (env.NODE_ENV === 'production' ? 'production' : 'development');
-  const port = (values.port as number | undefined) ?? 8080;
-  const dataDir = path.resolve((values.dataDir as string | undefined) ?? './data');
-  const publicBaseUrl = (values.publicBaseUrl as string | undefined) ?? `http://localhost:${port}`;
-  if (values.aiDetectionUrl !== undefined && values.aiDetectionKey === undefined) {
+  if (given.aiDetectionUrl !== undefined && given.aiDetectionKey === undefined) {
     throw new ConfigError('AI_DETECTION_URL is set but AI_DETECTION_KEY is not: the detection service needs its bearer key');
   }
-  return {
-    env: env_,
-    host: (values.host as string | undefined) ?? '127.0.0.1',
-    port,
-    databaseUrl: (values.databaseUrl as string | undefined) ?? null,
-    dataDir,
-    objectStorageDir: path.resolve((values.objectStorageDir as string | undefined) ?? path.join(dataDir, 'objects')),
-    publicBaseUrl,
-    issuerUrl: (values.issuerUrl as string | undefined) ?? publicBaseUrl,
-    tokenAudience: (values.tokenAudience as string | undefined) ?? `${publicBaseUrl}/v1`,
-    accessTokenTtlSeconds: (values.accessTokenTtlSeconds as number | undefined) ?? 3600,
-    presignTtlSeconds: (values.presignTtlSeconds as number | undefined) ?? 900,
-    masterKey: (values.masterKey as string | undefined) ?? null,
-    redisUrl: (values.redisUrl as string | undefined) ?? null,
-    logLevel: (values.logLevel as string | undefined) ?? 'info',
-    databasePoolSize: (values.databasePoolSize as number | undefined) ?? 10,
-    trustProxy: (values.trustProxy as boolean | undefined) ?? false,
-    trustedProxyHops: (values.trustedProxyHops as number | undefined) ?? ((values.trustProxy as boolean | undefined) ? 1 : 0),
-    shutdownGracePeriodSeconds: (values.shutdownGracePeriodSeconds as number | undefined) ?? 20,
-    // Metrics say how busy the service is and which routes fail: opt-in in production.
-    metricsEnabled: (values.metricsEnabled as boolean | undefined) ?? env_ !== 'production',
-    metricsToken: (values.metricsToken as string | undefined) ?? null,
-    objectStorageUrl: (values.objectStorageUrl as string | undefined) ?? null,
-    objectStorageForcePathStyle: (values.objectStorageForcePathStyle as boolean | undefined) ?? false,
-    maxUploadBytes: (values.maxUploadBytes as number | undefined) ?? 200 * 1024 * 1024,
-    uploadTtlSeconds: (values.uploadTtlSeconds as number | undefined) ?? 3600,
-    workerConcurrency: (values.workerConcurrency as number | undefined) ?? 2,
-    aiDetectionUrl: (values.aiDetectionUrl as string | undefined) ?? null,
-    aiDetectionKey: (values.aiDetectionKey as string | undefined) ?? null,
-    aiDetectionTimeoutMs: (values.aiDetectionTimeoutMs as number | undefined) ?? 10_000,
-    aiDetectionMaxBytes: (values.aiDetectionMaxBytes as number | undefined) ?? 20 * 1024 * 1024,
+  const byKey = new Map(settings.map((s) => [s.key, s]));
+  const resolved = new Map<Key, unknown>();
+  const get = <J extends Key>(key: J): Config[J] => {
+    if (!resolved.has(key)) {
+      const fallback = byKey.get(key)!.default;
+      resolved.set(key, given[key] !== undefined ? given[key] : typeof fallback === 'function' ? fallback(get, env) : fallback);
+    }
+    return resolved.get(key) as Config[J];
   };
+  const config = Object.fromEntries(settings.map((s) => [s.key, get(s.key)])) as unknown as Config;
+  config.dataDir = path.resolve(config.dataDir);
+  config.objectStorageDir = path.resolve(config.objectStorageDir);
+  return config;
 }
 
 /** The configuration table of the README, generated from `settings`. */
