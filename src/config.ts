@@ -77,7 +77,6 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const text = (raw: string): string => raw;
 const nonEmpty = (raw: string, name: string): string => {
   if (raw.trim() === '') throw new ConfigError(`${name} must not be empty`);
   return raw;

@@ -43,14 +43,6 @@ export class NotFoundError extends ApiError {
   }
 }
 
-/** 401 `{"detail": "Not authenticated"}`-style errors; `headers` carries `WWW-Authenticate`. */
-export class AuthenticationError extends ApiError {
-  override name = 'AuthenticationError';
-  constructor(messageKey: MessageKey = 'errors.not_authenticated', options: ApiErrorOptions = {}) {
-    super(401, messageKey, options);
-  }
-}
-
 /** 403: authenticated but not allowed (e.g. a token without the route's scope). */
 export class ForbiddenError extends ApiError {
   override name = 'ForbiddenError';
