@@ -159,7 +159,7 @@ function demoOrganization(org: DemoOrganization, objects: Map<string, Buffer>, i
 }
 
 /**
- * The demo seed document (DECISIONS.md 6). Deterministic: the same call gives identical JSON.
+ * The demo seed document (docs/seed-format.md). Deterministic: the same call gives identical JSON.
  * @example await loadSeed(db, storage, buildDemoSeed());
  */
 export function buildDemoSeed(): SeedDocumentT {

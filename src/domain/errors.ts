@@ -33,7 +33,7 @@ export class ApiError extends Error {
 }
 
 /**
- * 404: the thing does not exist *or the caller may not see it*; both answer the same (DECISIONS 2), so
+ * 404: the thing does not exist *or the caller may not see it*; both answer the same (docs/decisions.md), so
  * an id never reveals whether it exists elsewhere.
  */
 export class NotFoundError extends ApiError {

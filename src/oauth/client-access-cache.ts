@@ -1,7 +1,7 @@
 /**
  * Client → acting user resolution, cached for a few seconds. Both client authentication and bearer
  * verification read through it, so a revoked client, a user who left or a changed role takes effect
- * within the TTL (at most 5 s in production, DECISIONS.md 4) without a query per request.
+ * within the TTL (at most 5 s in production, docs/oauth.md) without a query per request.
  */
 import { systemClock, type Clock } from '../clock.js';
 import type { Executor } from '../storage/database.js';

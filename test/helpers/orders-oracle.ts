@@ -1,6 +1,6 @@
 /**
  * An independent model of order visibility for the orders suites: reads every order and membership of an
- * organization plainly and applies DECISIONS.md 2 in JavaScript, so a listing's SQL is checked against
+ * organization plainly and applies docs/orders.md's visibility in JavaScript, so a listing's SQL is checked against
  * something it shares no code with.
  */
 import { sql } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * GET /v1/projects and GET /v1/projects/{project_id}: visibility matrix (DECISIONS 2), shape, ordering
+ * GET /v1/projects and GET /v1/projects/{project_id}: visibility matrix (docs/api.md), shape, ordering
  * and thresholds, every response checked against the served OpenAPI document. On PGlite and PostgreSQL.
  */
 import assert from 'node:assert/strict';

@@ -59,7 +59,7 @@ export async function listClients(db: Executor, organizationId: string): Promise
   return (await listApiClients(db, { organizationId: org.id, includeRevoked: true })).map((c) => summary(c, emails.get(c.userId) ?? ''));
 }
 
-/** Revokes a client: tokens it holds stop working within seconds (DECISIONS.md 4). */
+/** Revokes a client: tokens it holds stop working within seconds (docs/oauth.md). */
 export async function revokeClient(db: Executor, clientId: string): Promise<ClientSummary> {
   if (!(await revokeApiClient(db, clientId))) throw new ProvisioningError(`no API client with id ${clientId}`);
   const client = (await findApiClient(db, clientId))!;

@@ -1,6 +1,6 @@
 /**
  * GET /v1/organizations/{organization_id}/members. Every member of an organization may read its member
- * list (DECISIONS 2); another organization's id, an unknown one or a malformed one is 404, all alike.
+ * list (docs/api.md); another organization's id, an unknown one or a malformed one is 404, all alike.
  * Entries are e-mail addresses: the one identifier that is unique and that members recognise (the
  * username is a display name and may repeat).
  */

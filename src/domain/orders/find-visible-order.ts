@@ -1,4 +1,4 @@
-/** One order for a single-order page, under the same visibility as the listing (DECISIONS.md 2). */
+/** One order for a single-order page, under the same visibility as the listing (docs/orders.md). */
 import type { OrderT } from '../../contract/schemas.js';
 import type { Principal } from '../principal.js';
 import { findOrderRow } from './order-listing.repository.js';

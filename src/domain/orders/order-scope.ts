@@ -1,5 +1,5 @@
 /**
- * Which orders a `project_id` filter selects for a caller (DECISIONS.md 2 and 3). Pure: the caller's
+ * Which orders a `project_id` filter selects for a caller (docs/orders.md). Pure: the caller's
  * visible projects come from the database, the rules live here.
  */
 import { ALL_PROJECTS, PERSONAL_CERTIFICATES } from '../../contract/schemas.js';

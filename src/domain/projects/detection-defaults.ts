@@ -1,6 +1,6 @@
 /**
  * Built-in detection thresholds: the value of a threshold that neither the project nor its organization
- * sets (DECISIONS 2: project → organization → built-in). Both are probabilities in [0, 1]; 0.5 is the
+ * sets (docs/api.md: project → organization → built-in). Both are probabilities in [0, 1]; 0.5 is the
  * neutral point, flagging an object or an order when the model leans more towards "AI" than not.
  */
 export const BUILT_IN_DETECTION_THRESHOLDS = {

@@ -8,7 +8,7 @@ export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b
 
 const collator = new Intl.Collator('en', { sensitivity: 'base' });
 
-/** Names as a person expects them (case- and accent-insensitive, DECISIONS 3), ties by code point. */
+/** Names as a person expects them (case- and accent-insensitive, docs/api.md), ties by code point. */
 export const byName = (a: string, b: string): number => collator.compare(a, b) || byCodePoint(a, b);
 
 /** Members sorted by e-mail (case-insensitive, then as stored). */

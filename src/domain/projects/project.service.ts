@@ -1,5 +1,5 @@
 /**
- * The project endpoints' rules (DECISIONS 2): an organization administrator sees every project of the
+ * The project endpoints' rules (docs/api.md): an organization administrator sees every project of the
  * organization, any other member the projects they belong to, nobody anything of another organization.
  * A project outside the caller's view is reported exactly like one that does not exist.
  */

@@ -1,4 +1,4 @@
-/** The seed file (DECISIONS.md section 6) as a JSON Schema; rules across records are checked in seed.ts. */
+/** The seed file (docs/seed-format.md) as a JSON Schema; rules across records are checked in seed.ts. */
 import { Type, type Static } from '@sinclair/typebox';
 import { ALL_SCOPES, PROJECT_ROLES } from '../../contract/schemas.js';
 import { OBJECT_KEY_PATTERN } from '../../storage/object-storage/object-key.js';

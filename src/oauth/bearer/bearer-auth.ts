@@ -3,7 +3,7 @@
  * hook, so authentication runs before body parsing and parameter validation: a request with neither a
  * token nor a required parameter is 401, not 422.
  *
- * Answers (DECISIONS.md 4, RFC 6750 3.1):
+ * Answers (docs/oauth.md, RFC 6750 3.1):
  * - no Authorization header, or one with another scheme (the client used an unsupported method, so no
  *   error code): 401 `{"detail": "Not authenticated"}`, `WWW-Authenticate: Bearer`;
  * - a token that does not verify, has expired or belongs to a revoked client or a user who left:

@@ -1,5 +1,5 @@
 /**
- * The web application's write side, over the same intake services as the API (DECISIONS 7, 8):
+ * The web application's write side, over the same intake services as the API (docs/web.md):
  * - GET  /orders/new                  the upload page (project, title, several files)
  * - POST /orders/uploads              announces one file (announceUpload) → the presigned PUT ticket
  * - POST /orders/new                  creates one order from an upload (createOrderFromUpload)

@@ -31,7 +31,7 @@ export function formatBytes(lang: Language, bytes: number): string {
   return `${new Intl.NumberFormat(lang, { maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)} ${units[unit]}`;
 }
 
-/** Whether the user may create orders in a project (DECISIONS 7): organization admin, project admin or editor. */
+/** Whether the user may create orders in a project (docs/api.md): organization admin, project admin or editor. */
 export function canWriteTo(project: VisibleProject, isAdmin: boolean): boolean {
   return isAdmin || project.userRole === 'admin' || project.userRole === 'editor';
 }
