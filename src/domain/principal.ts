@@ -32,6 +32,9 @@ export interface PrincipalUserRow {
   is_admin: boolean | null;
 }
 
+/** The columns of `users as u` besides id and organization a PrincipalUserRow needs (its query picks those two). */
+export const PRINCIPAL_USER_COLUMNS = ['u.email', 'u.email_key', 'u.username', 'u.is_admin'] as const;
+
 /** The one row → Principal mapping: the user's fields of a database row. */
 export function principalUserOfRow(row: PrincipalUserRow): PrincipalUser {
   return {

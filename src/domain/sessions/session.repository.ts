@@ -3,7 +3,7 @@
  * table or backup cannot be replayed as cookies.
  */
 import type { Executor } from '../../storage/database.js';
-import { principalUserOfRow, type PrincipalUser } from '../principal.js';
+import { PRINCIPAL_USER_COLUMNS, principalUserOfRow, type PrincipalUser } from '../principal.js';
 
 export interface SessionWrite {
   idHash: string;
@@ -31,17 +31,7 @@ export async function findLiveSession(db: Executor, idHash: string, now: Date): 
   const row = await db
     .selectFrom('web_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select([
-      's.id_hash',
-      's.csrf_token',
-      's.expires_at',
-      'u.id as user_id',
-      'u.organization_id',
-      'u.email',
-      'u.email_key',
-      'u.username',
-      'u.is_admin',
-    ])
+    .select(['s.id_hash', 's.csrf_token', 's.expires_at', 'u.id as user_id', 'u.organization_id', ...PRINCIPAL_USER_COLUMNS])
     .where('s.id_hash', '=', idHash)
     .where('s.expires_at', '>', now)
     .executeTakeFirst();

@@ -3,7 +3,7 @@
  * client authentication and by bearer verification on every request (behind a short cache).
  */
 import type { Executor } from '../../storage/database.js';
-import { principalUserOfRow, type PrincipalUser } from '../principal.js';
+import { PRINCIPAL_USER_COLUMNS, principalUserOfRow, type PrincipalUser } from '../principal.js';
 
 /** The client, and the user it acts for (empty fields when the user row is gone). */
 export interface ClientAccessRecord extends PrincipalUser {
@@ -30,10 +30,7 @@ export async function findClientAccess(db: Executor, clientId: string): Promise<
       'c.organization_id',
       'c.user_id',
       'u.organization_id as user_organization_id',
-      'u.email',
-      'u.email_key',
-      'u.username',
-      'u.is_admin',
+      ...PRINCIPAL_USER_COLUMNS,
     ])
     .where('c.client_id', '=', clientId)
     .executeTakeFirst();
