@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { toOrderRow } from '../src/domain/orders/order-document.js';
-import { insertOrder } from '../src/domain/orders/order-lifecycle.repository.js';
+import { createOrder } from '../src/domain/orders/order-lifecycle.service.js';
 import { ANALYZE_ORDER_JOB } from '../src/domain/intake/order-intake.service.js';
 import { systemClock } from '../src/domain/time/clock.js';
 import { enqueueJob } from '../src/jobs/job-queue.js';
@@ -77,8 +77,8 @@ async function main(): Promise<void> {
         asset_id: orderId, asset_name: `bench-${i}.png`, asset_last_modified_timestamp: '0', ordered_by: null, creation_time: new Date().toISOString(), project_id: null,
       });
       await handle.db.transaction().execute(async (trx) => {
-        await insertOrder(trx, row, { key: asset.key, contentType: 'image/png', size: asset.size });
         await enqueueJob(trx, systemClock, ANALYZE_ORDER_JOB, { order_id: orderId });
+        await createOrder(trx, systemClock, row, { key: asset.key, contentType: 'image/png', size: asset.size }, { kind: 'system', component: 'bench' });
       });
     }
     const worker = new Worker({ db: handle.db, clock: systemClock, concurrency: 1, handlers: jobHandlers({ db: handle.db, clock: systemClock, storage, concurrency: 1 }) });

@@ -20,7 +20,7 @@ export const DEFAULT_MAX_ATTEMPTS = 5;
 /**
  * @returns the job id, or null when an unfinished job with the same singleton key already exists.
  * @example
- * await db.transaction().execute(async (trx) => { await insertOrder(trx, ...); await enqueueJob(trx, clock, 'analyze_order', { order_id }); });
+ * await db.transaction().execute(async (trx) => { await createOrder(trx, clock, row, asset, actor); await enqueueJob(trx, clock, 'analyze_order', { order_id }); });
  */
 export async function enqueueJob(db: Executor, clock: Clock, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<number | null> {
   const now = clock.now();

@@ -15,8 +15,7 @@ import { ApiError, NotFoundError } from '../errors.js';
 import { findVisibleOrder } from '../orders/find-visible-order.js';
 import { INITIAL_STATE } from '../orders/lifecycle.js';
 import { toOrderRow } from '../orders/order-document.js';
-import { changeOrderIn, recordCreation, type Actor } from '../orders/order-lifecycle.service.js';
-import { insertOrder } from '../orders/order-lifecycle.repository.js';
+import { changeOrderIn, createOrder, type Actor } from '../orders/order-lifecycle.service.js';
 import type { OrdersContext } from '../orders/orders-context.js';
 import { findOrderRow } from '../orders/order-listing.repository.js';
 import { projectMap, toListedOrder } from '../orders/order-listing.service.js';
@@ -78,7 +77,7 @@ export class ProjectRoleForbiddenError extends ApiError {
 
 const WRITING_ROLES = new Set(['admin', 'editor']);
 
-/** The project an order goes to, checked against the caller's view and role (DECISIONS 7). */
+/** The project an order goes to, checked against the caller's view and role (docs/intake.md). */
 async function checkProjectAccess(db: Db, principal: Principal, projectId: string | null): Promise<VisibleProject | null> {
   if (projectId === null) return null; // a personal order: anyone may create their own
   const wanted = projectId.toLowerCase();
@@ -137,9 +136,9 @@ export async function createOrderFromUpload(deps: IntakeDeps, principal: Princip
   });
   const claimed = await deps.db.transaction().execute(async (trx) => {
     if (!(await claimUpload(trx, upload.upload_id, orderId, now))) return false;
-    await insertOrder(trx, row, { key: upload.object_key, contentType: upload.content_type, size: upload.size });
-    await recordCreation(trx, deps.clock, { orderId, organizationId: principal.organizationId, state: INITIAL_STATE }, actorOf(principal));
     await enqueueJob(trx, deps.clock, ANALYZE_ORDER_JOB, { order_id: orderId }, { singletonKey: `analyze:${orderId}` });
+    // Last: from here to commit the scope's counter row is locked.
+    await createOrder(trx, deps.clock, row, { key: upload.object_key, contentType: upload.content_type, size: upload.size }, actorOf(principal));
     return true;
   });
   if (!claimed) throw new UploadRejectedError(await claimProblem(deps, principal, upload), request.upload_id);

@@ -66,25 +66,50 @@ export interface OrderAsset {
   size: number;
 }
 
-/** Inserts a new order with its original asset (counters follow through the insert trigger). */
-export async function insertOrder(trx: Executor, row: OrderRow, asset: OrderAsset): Promise<void> {
+/**
+ * Inserts a new order and its creation event in one statement (a data-modifying CTE). The insert takes the
+ * scope's counter row lock (the counter trigger) until commit, so creation does it last and in one round
+ * trip: concurrent creations in one scope wait on each other for as short a time as possible.
+ */
+export async function insertOrderWithEvent(trx: Executor, row: OrderRow, asset: OrderAsset, event: OrderEventInput): Promise<void> {
   await trx
-    .insertInto('orders')
-    .values({
-      order_id: row.order_id,
-      organization_id: row.organization_id,
-      project_id: row.project_id,
-      owner_key: row.owner_key,
-      order_state: row.order_state,
-      creation_time: row.creation_time,
-      asset_preview_key: row.asset_preview_key,
-      layers: row.layers,
-      doc: row.doc,
-      preview_doc: row.preview_doc,
-      asset_key: asset.key,
-      asset_content_type: asset.contentType,
-      asset_size: asset.size,
-    })
+    .with('created', (db) =>
+      db
+        .insertInto('orders')
+        .values({
+          order_id: row.order_id,
+          organization_id: row.organization_id,
+          project_id: row.project_id,
+          owner_key: row.owner_key,
+          order_state: row.order_state,
+          creation_time: row.creation_time,
+          asset_preview_key: row.asset_preview_key,
+          layers: row.layers,
+          doc: row.doc,
+          preview_doc: row.preview_doc,
+          asset_key: asset.key,
+          asset_content_type: asset.contentType,
+          asset_size: asset.size,
+        })
+        .returning('order_id'),
+    )
+    .insertInto('order_events')
+    .columns(['order_id', 'organization_id', 'from_state', 'to_state', 'actor_kind', 'actor_id', 'actor_label', 'reason', 'occurred_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('created')
+        .select((s) => [
+          'created.order_id',
+          s.val(event.organization_id).as('organization_id'),
+          s.val(event.from_state).as('from_state'),
+          s.val(event.to_state).as('to_state'),
+          s.val(event.actor_kind).as('actor_kind'),
+          s.val(event.actor_id).as('actor_id'),
+          s.val(event.actor_label).as('actor_label'),
+          s.val(event.reason).as('reason'),
+          s.val(event.occurred_at).as('occurred_at'),
+        ]),
+    )
     .execute();
 }
 

@@ -9,9 +9,9 @@ import type { HumanOrderStateValue } from '../../contract/schemas.js';
 import type { Db, Executor } from '../../storage/database.js';
 import type { Clock } from '../time/clock.js';
 import { IllegalTransitionError, canMove } from './lifecycle.js';
-import { toOrderRow } from './order-document.js';
+import { toOrderRow, type OrderRow } from './order-document.js';
 import type { OrderInputT } from './order-input.schema.js';
-import { insertOrderEvent, lockOrder, writeOrderState, type LockedOrder } from './order-lifecycle.repository.js';
+import { insertOrderEvent, insertOrderWithEvent, lockOrder, writeOrderState, type LockedOrder, type OrderAsset } from './order-lifecycle.repository.js';
 
 /** Who moves an order: a user (directly or through an API client), or a part of the system. */
 export type Actor =
@@ -93,15 +93,19 @@ export async function changeOrder(db: Db, clock: Clock, orderId: string, actor: 
   return db.transaction().execute((trx) => changeOrderIn(trx, clock, orderId, actor, change));
 }
 
-/** Records the creation of an order (from NULL to its first state) inside the creating transaction. */
-export async function recordCreation(trx: Executor, clock: Clock, order: { orderId: string; organizationId: string; state: HumanOrderStateValue }, actor: Actor): Promise<void> {
-  await insertOrderEvent(trx, {
-    order_id: order.orderId,
-    organization_id: order.organizationId,
+/**
+ * Creates an order in its first state and records the move (from NULL), in one statement of the caller's
+ * transaction; call it last in that transaction (it holds the scope's counter lock until commit).
+ */
+export async function createOrder(trx: Executor, clock: Clock, row: OrderRow, asset: OrderAsset, actor: Actor): Promise<void> {
+  await insertOrderWithEvent(trx, row, asset, {
+    order_id: row.order_id,
+    organization_id: row.organization_id,
     from_state: null,
-    to_state: order.state,
+    to_state: row.order_state,
     ...actorColumns(actor),
     reason: 'created',
     occurred_at: clock.now(),
   });
 }
+

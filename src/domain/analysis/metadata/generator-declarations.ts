@@ -1,5 +1,5 @@
 /**
- * What counts as a file declaring its own generator (DECISIONS: the `metadata` check fails on these). The
+ * What counts as a file declaring its own generator (docs/lifecycle.md: the `metadata` check fails on these). The
  * lists are deliberately small and explicit: a declaration is something a tool wrote into the file, not a
  * guess about its pixels (that is `ai_detection`'s job).
  */
