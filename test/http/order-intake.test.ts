@@ -103,6 +103,8 @@ for (const target of databaseTargets()) {
       assert.deepEqual(order.tags, ['ink']);
       assert.deepEqual(order.analysis_list, []);
       assert.equal(order.creation_time, new Date(Date.UTC(2030, 0, 1)).toISOString());
+      // The 201 body is the order exactly as it is read afterwards.
+      assert.deepEqual(await getOrder('loner', order.order_id), order);
       const afterCreate = await stats('loner', 'Personal Certificates');
       assert.equal(afterCreate.total_in_progress, before.total_in_progress + 1);
 
@@ -131,6 +133,7 @@ for (const target of databaseTargets()) {
         assert.equal(res.statusCode, 201, res.body);
         const order = res.json() as OrderT;
         assert.deepEqual(order.project, { id: ACME.projects.zeta.id, name: 'Zeta', userRole: 'editor' });
+        assert.deepEqual(await getOrder('editor', order.order_id), order, 'the 201 body is the order as read afterwards');
         await runAll();
         assert.deepEqual((await getOrder('editor', order.order_id)).analysis_list, CLEAN_ANALYSIS);
       });

@@ -17,7 +17,7 @@ import { INITIAL_STATE } from '../orders/lifecycle.js';
 import { toOrderRow } from '../orders/order-document.js';
 import { changeOrderIn, createOrder, type Actor } from '../orders/order-lifecycle.service.js';
 import type { OrdersContext } from '../orders/orders-context.js';
-import { findOrderRow } from '../orders/order-listing.repository.js';
+import type { OrderPageRow } from '../orders/order-listing.repository.js';
 import { projectMap, toListedOrder } from '../orders/order-listing.service.js';
 import { toOrderObject } from '../orders/order-response.js';
 import { listVisibleProjects, type VisibleProject } from '../orders/visible-projects.repository.js';
@@ -143,10 +143,10 @@ export async function createOrderFromUpload(deps: IntakeDeps, principal: Princip
   });
   if (!claimed) throw new UploadRejectedError(await claimProblem(deps, principal, upload), request.upload_id);
   deps.onJobQueued?.();
-  // The answer is the order as GET /v1/orders/{id} shows it, read back; its creator sees it (their own
-  // personal order, or one in the project just checked), so the visible projects need no second read.
-  const stored = await findOrderRow(deps.db, principal.organizationId, orderId);
-  if (!stored) throw new Error(`order ${orderId} was created but cannot be read back`);
+  // The answer is the order as GET /v1/orders/{id} shows it: the stored document is the `json` text just
+  // written (kept verbatim by PostgreSQL), so it is not read back; its creator sees it (their own personal
+  // order, or one in the project just checked), so the visible projects need no second read either.
+  const stored: OrderPageRow = { order_id: orderId, project_id: projectId, creation_micros: '', asset_preview_key: row.asset_preview_key, layers: [], body: row.doc };
   return toOrderObject(toListedOrder(deps.orders, principal.organizationId, stored, projectMap(project ? [project] : []), Math.floor(Date.now() / 1000)));
 }
 
