@@ -4,7 +4,8 @@
  * generator's "Default Response", the 401/403 answers of the bearer check on every secured operation, and
  * the answers of the HTTP layer itself, which no route declares but every operation can give: 400 for a
  * malformed URL (bad percent-encoding), 414 for a path parameter longer than the router accepts, 431 for
- * request headers too large (Node's HTTP parser, no body), 500 for an unexpected failure and 503 with
+ * request headers too large (Node's HTTP parser, no body), 413 and 415 for a write's body that is too large
+ * or in another media type, 500 for an unexpected failure and 503 with
  * `Retry-After` while the database cannot be reached.
  */
 const DESCRIPTIONS: Record<string, string> = {
@@ -30,6 +31,8 @@ export const TRANSPORT_RESPONSES: Record<string, Json> = {
   BadRequest: errorDetail('Malformed request: a URL that does not decode (bad percent-encoding), or a malformed header.'),
   UriTooLong: errorDetail('A path parameter is longer than the router accepts (100 characters).'),
   RequestHeaderFieldsTooLarge: { description: 'The request headers are too large (answered by the HTTP server, without a body).' },
+  PayloadTooLarge: errorDetail('The request body is larger than the operation accepts.'),
+  UnsupportedMediaType: errorDetail('The request body is in a media type the operation does not take (see its request body).'),
   InternalServerError: errorDetail('Unexpected failure; the `X-Request-Id` response header identifies the log line.'),
   ServiceUnavailable: {
     ...errorDetail('The database cannot be reached right now; retry after the `Retry-After` seconds.'),
@@ -58,6 +61,11 @@ export function completeResponses<T extends Record<string, unknown>>(document: T
         responses['403'] ??= errorDetail(DESCRIPTIONS['403']!);
       }
       responses['400'] ??= ref('BadRequest');
+      // Bodies of the /v1 writes: too large, or in another media type (the token endpoint answers RFC 6749 errors instead).
+      if (bearer && 'requestBody' in operation) {
+        responses['413'] ??= ref('PayloadTooLarge');
+        responses['415'] ??= ref('UnsupportedMediaType');
+      }
       if (path.includes('{')) responses['414'] ??= ref('UriTooLong');
       responses['431'] ??= ref('RequestHeaderFieldsTooLarge');
       responses['500'] ??= ref('InternalServerError');
