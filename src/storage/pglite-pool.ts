@@ -2,6 +2,10 @@
  * Adapts one embedded PGlite instance to the pool interface Kysely's PostgresDialect expects.
  * PGlite is a single connection, so a "pool" hands out that connection to one holder at a time:
  * connect() waits until the previous holder releases it, which keeps transactions from interleaving.
+ *
+ * Why our own adapter and not `kysely-pglite` (0.6): that package ships a CLI with oclif, chokidar and
+ * kysely-codegen as runtime dependencies, for a dialect this ~60-line adapter covers; and its driver
+ * needs the same command tag we need here.
  */
 import type { PGlite } from '@electric-sql/pglite';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
@@ -9,6 +13,11 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
 type Command = PostgresQueryResult<unknown>['command'];
 const COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'SELECT']);
 
+/**
+ * Kysely reads `numAffectedRows` only for INSERT/UPDATE/DELETE/MERGE results. PGlite's query result has
+ * `affectedRows` but no command tag, so the statement's first keyword stands in for it (a WITH ... INSERT
+ * counts as SELECT, whose affected rows Kysely then reads from the returned rows, as with node-postgres).
+ */
 function commandOf(sql: string): Command {
   const word = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT';
   return (COMMANDS.has(word) ? word : 'SELECT') as Command;
