@@ -15,8 +15,9 @@ const COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'SELECT']);
 
 /**
  * Kysely reads `numAffectedRows` only for INSERT/UPDATE/DELETE/MERGE results. PGlite's query result has
- * `affectedRows` but no command tag, so the statement's first keyword stands in for it (a WITH ... INSERT
- * counts as SELECT, whose affected rows Kysely then reads from the returned rows, as with node-postgres).
+ * `affectedRows` but no command tag, so the statement's first keyword stands in for it. A statement that
+ * starts with WITH counts as SELECT here (node-postgres would name its final command): callers of such
+ * statements must not rely on `numAffectedRows`.
  */
 function commandOf(sql: string): Command {
   const word = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT';
