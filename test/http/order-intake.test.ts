@@ -283,6 +283,24 @@ for (const target of databaseTargets()) {
       assert.equal(await problem('loner', late), 'expired');
     });
 
+    it('one upload raced by eight creations becomes one order, one event, one job; the others are 422 used', async () => {
+      const before = await stats('loner', 'Personal Certificates');
+      const raced = await upload('loner', pngBytes());
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => create('loner', { upload_id: raced, project_id: null, order_title: `race ${i}` })));
+      const created = answers.filter((r) => r.statusCode === 201);
+      assert.equal(created.length, 1, answers.map((r) => r.statusCode).join());
+      for (const r of answers.filter((a) => a.statusCode !== 201)) {
+        assert.equal(r.statusCode, 422, r.body);
+        assert.equal((r.json() as { detail: Array<{ ctx: { reason: string } }> }).detail[0]!.ctx.reason, 'used');
+      }
+      const orderId = (created[0]!.json() as OrderT).order_id;
+      assert.equal((await listOrderEvents(api.database.db, orderId)).length, 1);
+      const jobs = await sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE payload->>'order_id' = ${orderId}`.execute(api.database.db);
+      assert.equal(jobs.rows[0]!.n, 1);
+      const after = await stats('loner', 'Personal Certificates');
+      assert.equal(after.total_in_progress, before.total_in_progress + 1);
+    });
+
     it('the presigned PUT holds the size and the signature, and writes once', async () => {
       const bytes = pngBytes();
       const ticket = (await announce(writeTokens.loner, { file_name: 'a.png', content_type: 'image/png', size: bytes.length })).json() as { upload_url: string; upload_id: string };

@@ -8,14 +8,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { OrderT } from '../../contract/schemas.js';
-import { enqueueJob } from '../../jobs/job-queue.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../../jobs/job-queue.js';
 import type { Db } from '../../storage/database.js';
 import type { ObjectStorage } from '../../storage/object-storage/index.js';
 import { ApiError, NotFoundError } from '../errors.js';
 import { findVisibleOrder } from '../orders/find-visible-order.js';
 import { INITIAL_STATE } from '../orders/lifecycle.js';
 import { toOrderRow } from '../orders/order-document.js';
-import { changeOrderIn, createOrder, type Actor } from '../orders/order-lifecycle.service.js';
+import { changeOrderIn, creationEvent, type Actor } from '../orders/order-lifecycle.service.js';
+import { insertOrderClaimingUpload } from './order-creation.repository.js';
 import type { OrdersContext } from '../orders/orders-context.js';
 import type { OrderPageRow } from '../orders/order-listing.repository.js';
 import { projectMap, toListedOrder } from '../orders/order-listing.service.js';
@@ -134,12 +135,14 @@ export async function createOrderFromUpload(deps: IntakeDeps, principal: Princip
     tags: request.tags ?? [],
     project_id: projectId,
   });
-  const claimed = await deps.db.transaction().execute(async (trx) => {
-    if (!(await claimUpload(trx, upload.upload_id, orderId, now))) return false;
-    await enqueueJob(trx, deps.clock, ANALYZE_ORDER_JOB, { order_id: orderId }, { singletonKey: `analyze:${orderId}` });
-    // Last: from here to commit the scope's counter row is locked.
-    await createOrder(trx, deps.clock, row, { key: upload.object_key, contentType: upload.content_type, size: upload.size }, actorOf(principal));
-    return true;
+  // One statement: the upload claimed, the analysis queued, the order and its creation event written, or nothing.
+  const claimed = await insertOrderClaimingUpload(deps.db, {
+    uploadId: upload.upload_id,
+    now,
+    row,
+    asset: { key: upload.object_key, contentType: upload.content_type, size: upload.size },
+    event: creationEvent(deps.clock, row, actorOf(principal)),
+    job: { kind: ANALYZE_ORDER_JOB, payload: { order_id: orderId }, runAt: now, maxAttempts: DEFAULT_MAX_ATTEMPTS, singletonKey: `analyze:${orderId}` },
   });
   if (!claimed) throw new UploadRejectedError(await claimProblem(deps, principal, upload), request.upload_id);
   deps.onJobQueued?.();

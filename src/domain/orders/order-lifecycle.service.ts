@@ -11,7 +11,7 @@ import type { Clock } from '../time/clock.js';
 import { IllegalTransitionError, canMove } from './lifecycle.js';
 import { toOrderRow, type OrderRow } from './order-document.js';
 import type { OrderInputT } from './order-input.schema.js';
-import { insertOrderEvent, insertOrderWithEvent, lockOrder, writeOrderState, type LockedOrder, type OrderAsset } from './order-lifecycle.repository.js';
+import { insertOrderEvent, insertOrderWithEvent, lockOrder, writeOrderState, type LockedOrder, type OrderAsset, type OrderEventInput } from './order-lifecycle.repository.js';
 
 /** Who moves an order: a user (directly or through an API client), or a part of the system. */
 export type Actor =
@@ -93,12 +93,9 @@ export async function changeOrder(db: Db, clock: Clock, orderId: string, actor: 
   return db.transaction().execute((trx) => changeOrderIn(trx, clock, orderId, actor, change));
 }
 
-/**
- * Creates an order in its first state and records the move (from NULL), in one statement of the caller's
- * transaction; call it last in that transaction (it holds the scope's counter lock until commit).
- */
-export async function createOrder(trx: Executor, clock: Clock, row: OrderRow, asset: OrderAsset, actor: Actor): Promise<void> {
-  await insertOrderWithEvent(trx, row, asset, {
+/** The audit record of an order's creation (from NULL to its first state). */
+export function creationEvent(clock: Clock, row: OrderRow, actor: Actor): OrderEventInput {
+  return {
     order_id: row.order_id,
     organization_id: row.organization_id,
     from_state: null,
@@ -106,6 +103,14 @@ export async function createOrder(trx: Executor, clock: Clock, row: OrderRow, as
     ...actorColumns(actor),
     reason: 'created',
     occurred_at: clock.now(),
-  });
+  };
+}
+
+/**
+ * Creates an order in its first state and records the move (from NULL), in one statement of the caller's
+ * transaction; call it last in that transaction (it holds the scope's counter lock until commit).
+ */
+export async function createOrder(trx: Executor, clock: Clock, row: OrderRow, asset: OrderAsset, actor: Actor): Promise<void> {
+  await insertOrderWithEvent(trx, row, asset, creationEvent(clock, row, actor));
 }
 

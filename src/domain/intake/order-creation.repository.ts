@@ -1,0 +1,54 @@
+/**
+ * The write of a new order, as one statement (data-modifying CTEs, atomic on their own): the upload is
+ * claimed (only if unused and unexpired), and only then are the analysis job queued, the order inserted
+ * and its creation recorded. One round trip instead of six (BEGIN, claim, job, order, event, COMMIT):
+ * creation is the intake's hot path, and the order insert holds its scope's counter row (the counter
+ * trigger) only for this one statement.
+ *
+ * The job row is the one `insertJob` (src/jobs/job.repository.ts) writes, with the same singleton rule.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../../storage/database.js';
+import type { OrderRow } from '../orders/order-document.js';
+import type { OrderAsset, OrderEventInput } from '../orders/order-lifecycle.repository.js';
+
+export interface NewOrderWrite {
+  uploadId: string;
+  now: Date;
+  row: OrderRow;
+  asset: OrderAsset;
+  event: OrderEventInput;
+  job: { kind: string; payload: Record<string, unknown>; runAt: Date; maxAttempts: number; singletonKey: string | null };
+}
+
+/** @returns false when the upload could not be claimed (used meanwhile, or expired): nothing was written. */
+export async function insertOrderClaimingUpload(db: Executor, w: NewOrderWrite): Promise<boolean> {
+  const { row, asset, event, job } = w;
+  const result = await sql<{ order_id: string }>`
+    WITH claimed AS (
+      UPDATE uploads SET used_at = ${w.now}::timestamptz, used_by_order = ${row.order_id}::text
+      WHERE upload_id = ${w.uploadId}::uuid AND used_at IS NULL AND expires_at > ${w.now}::timestamptz
+      RETURNING upload_id
+    ), queued AS (
+      INSERT INTO jobs (kind, payload, run_at, max_attempts, singleton_key, created_at)
+      SELECT ${job.kind}::text, ${JSON.stringify(job.payload)}::jsonb, ${job.runAt}::timestamptz, ${job.maxAttempts}::integer,
+             ${job.singletonKey}::text, ${w.now}::timestamptz
+      FROM claimed
+      ON CONFLICT (singleton_key) WHERE state IN ('queued', 'running') DO NOTHING
+      RETURNING id
+    ), created AS (
+      INSERT INTO orders (order_id, organization_id, project_id, owner_key, order_state, creation_time, asset_preview_key,
+                          layers, doc, preview_doc, asset_key, asset_content_type, asset_size)
+      SELECT ${row.order_id}::text, ${row.organization_id}::uuid, ${row.project_id}::uuid, ${row.owner_key}::text,
+             ${row.order_state}::text, ${row.creation_time}::timestamptz, ${row.asset_preview_key}::text, ${row.layers}::jsonb,
+             ${row.doc}::json, ${row.preview_doc}::json, ${asset.key}::text, ${asset.contentType}::text, ${asset.size}::bigint
+      FROM claimed
+      RETURNING order_id
+    )
+    INSERT INTO order_events (order_id, organization_id, from_state, to_state, actor_kind, actor_id, actor_label, reason, occurred_at)
+    SELECT created.order_id, ${event.organization_id}::uuid, ${event.from_state}::text, ${event.to_state}::text, ${event.actor_kind}::text,
+           ${event.actor_id}::text, ${event.actor_label}::text, ${event.reason}::text, ${event.occurred_at}::timestamptz
+    FROM created
+    RETURNING order_id`.execute(db);
+  return result.rows.length === 1;
+}
