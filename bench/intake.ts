@@ -37,6 +37,7 @@ import { SCOPES } from '../src/contract/schemas.js';
 import { createApiClient } from '../src/domain/api-clients/index.js';
 import { openTestPostgres } from '../test/helpers/database.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
+import { cpuMsOf, processTree, stopChild } from './server-process.js';
 
 /** autocannon's options this script uses beyond bench/autocannon.d.ts. */
 interface AutocannonRequest {
@@ -121,38 +122,8 @@ async function startServer(databaseUrl: string, dataDir: string): Promise<Server
   return { child, baseUrl };
 }
 
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
-  await once(server.child, 'exit');
-  clearTimeout(timer);
-}
 
-/** `pid` and its children (the workers of `serve --workers N`). */
-function processTree(pid: number): number[] {
-  const pids = [pid];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) pids.push(Number(entry));
-    } catch {
-      // exited while listing
-    }
-  }
-  return pids;
-}
 
-/** CPU time (user + system) of a process in ms (Linux counts ticks of 1/100 s); 0 once it is gone. */
-function cpuMsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -294,7 +265,7 @@ async function main(): Promise<void> {
     const averageMb = pngs.reduce((s, p) => s + p.length, 0) / pngs.length / 1e6;
 
     server = await startServer(databaseUrl, dataDir);
-    const stop = () => void (server && stopServer(server));
+    const stop = () => void (server && stopChild(server.child, 15_000));
     process.once('SIGINT', stop);
     log(`server ${server.baseUrl} (pid ${server.child.pid}, WORKER_CONCURRENCY=${WORKER_CONCURRENCY}${WORKERS > 1 ? `, --workers ${WORKERS}` : ''})`);
     const bearer = await token(server.baseUrl, client.clientId, clientSecret);
@@ -319,7 +290,7 @@ async function main(): Promise<void> {
     const c = counts.rows[0]!;
     const expected = WARMUP + m.created;
     const consistent = c.orders === expected && c.events === expected && c.jobs === expected && c.used === expected;
-    await stopServer(server);
+    await stopChild(server.child, 15_000);
     server = null;
 
     const load = os.loadavg();
@@ -363,7 +334,7 @@ async function main(): Promise<void> {
     writeBenchmarkSection('## Order creation', section);
     log('wrote docs/benchmarks.md');
   } finally {
-    if (server) await stopServer(server);
+    if (server) await stopChild(server.child, 15_000);
     await handle.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

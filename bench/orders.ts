@@ -32,6 +32,7 @@ import { openDatabase, type DatabaseHandle } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
+import { cpuMsOf, processTree, stopChild } from './server-process.js';
 import { runImportBenchmark, type ImportFigures } from './import.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -231,34 +232,8 @@ async function startServer(): Promise<Server> {
   return { child, baseUrl };
 }
 
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  server.child.kill('SIGTERM');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
-  await once(server.child, 'exit');
-  clearTimeout(timer);
-}
 
-/** The server's processes: `pid` (the cluster primary, or the only process) and its children (the workers). */
-function serverPids(pid: number): number[] {
-  const pids = [pid];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) pids.push(Number(entry));
-    } catch {
-      // exited while listing
-    }
-  }
-  return pids;
-}
 
-/** CPU time (user + system) a process has used, in ms; Linux counts it in ticks of 1/100 s. */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** Resident and peak resident memory of a process, in MB. */
 function memoryOf(pid: number): { rss: number; hwm: number } {
@@ -329,7 +304,7 @@ async function measure(name: string, url: string, token: string, server: Server,
   const headers = { authorization: `Bearer ${token}` };
   await autocannon({ url, connections: CONNECTIONS, duration: 2, headers }); // warm-up, not reported
   // The server is the primary and its workers: CPU is their sum, memory the largest single process.
-  const pids = serverPids(server.child.pid!);
+  const pids = processTree(server.child.pid!);
   const cpuOf = () => pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
   const cpuBefore = cpuOf();
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
@@ -458,7 +433,7 @@ async function main(): Promise<void> {
   // shared machine does not decide the figures.
   const rounds: Array<Record<string, Measurement>> = [];
   const server = await startServer();
-  const stop = () => void stopServer(server);
+  const stop = () => void stopChild(server.child, 10_000);
   process.once('SIGINT', stop);
   try {
     log(`server ${server.baseUrl}, pid ${server.child.pid}`);
@@ -478,7 +453,7 @@ async function main(): Promise<void> {
       rounds.push(r);
     }
   } finally {
-    await stopServer(server);
+    await stopChild(server.child, 10_000);
   }
   const results = Object.fromEntries(['a', 'b', 'c', 'd1', 'd2', 'pgb'].map((k) => [k, medianOf(rounds.map((r) => r[k]!))]));
   const ordered = { a: results.a!, b: results.b!, c: results.c!, d1: results.d1!, d2: results.d2!, pgb: results.pgb! };

@@ -5,24 +5,13 @@
  * protected route.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import * as oauth from 'oauth4webapi';
 import { SCOPES } from '../../src/contract/schemas.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
+import { freePort } from '../helpers/free-port.js';
 import { buildOAuthTestApp, seedClient, testConfig, type SeededClient } from './oauth-harness.js';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 

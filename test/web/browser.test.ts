@@ -5,31 +5,21 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
 import { ACME, loadStandardFixture, USERS, type FixtureUser } from '../helpers/fixtures.js';
 import { buildWebApp } from './web-test-helpers.js';
+import { freePort } from '../helpers/free-port.js';
+import { launchChromium } from '../helpers/chromium.js';
 
 const SCREENSHOTS = path.resolve('test-output/screenshots');
 const run = promisify(execFile);
 
-/** A free port: presigned URLs and the token audience need the public address before the app is built. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('web application in Chromium', () => {
   let handle: DatabaseHandle;
@@ -47,10 +37,7 @@ describe('web application in Chromium', () => {
     base = `http://127.0.0.1:${port}`;
     app = await buildWebApp(handle, storage, { port, publicBaseUrl: base, issuerUrl: base, tokenAudience: `${base}/v1` });
     await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -8,11 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createServices, type Services } from '../../src/app/services.js';
 import type { OrderT } from '../../src/contract/schemas.js';
@@ -24,21 +23,13 @@ import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
 import { ACME, loadStandardFixture, USERS, type FixtureUser } from '../helpers/fixtures.js';
 import { testConfig } from './web-test-helpers.js';
+import { freePort } from '../helpers/free-port.js';
+import { launchChromium } from '../helpers/chromium.js';
 
 const SCREENSHOTS = path.resolve('test-output/screenshots');
 /** Small, so that a real PNG of noise is "too large" without sending megabytes. */
 const MAX_UPLOAD_BYTES = 150_000;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A clean picture: a gradient with a shape, no metadata. */
 async function cleanPng(width: number, height: number, hue: number): Promise<Buffer> {
@@ -82,10 +73,7 @@ describe('web write flow in Chromium', () => {
     services = await createServices({ config, database: handle, storage, metrics: createServiceMetrics({ processMetrics: false }) });
     app = await buildApp(services);
     await app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
