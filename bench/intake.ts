@@ -37,7 +37,7 @@ import { SCOPES } from '../src/contract/schemas.js';
 import { createApiClient } from '../src/domain/api-clients/index.js';
 import { openTestPostgres } from '../test/helpers/database.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
-import { cpuMsOf, processTree, stopChild } from './server-process.js';
+import { cpuMsOf, memoryOf, processTree, servingUrl, stopChild } from './server-process.js';
 
 /** autocannon's options this script uses beyond bench/autocannon.d.ts. */
 interface AutocannonRequest {
@@ -106,29 +106,8 @@ async function startServer(databaseUrl: string, dataDir: string): Promise<Server
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${out}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/serving on /.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-  child.stdout!.resume();
+  await servingUrl(child);
   return { child, baseUrl };
-}
-
-
-
-
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
 async function token(baseUrl: string, clientId: string, clientSecret: string): Promise<string> {

@@ -32,7 +32,7 @@ import { openDatabase, type DatabaseHandle } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
-import { cpuMsOf, processTree, stopChild } from './server-process.js';
+import { cpuMsOf, memoryOf, processTree, servingUrl, stopChild } from './server-process.js';
 import { runImportBenchmark, type ImportFigures } from './import.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -215,31 +215,8 @@ async function startServer(): Promise<Server> {
     env: { ...process.env, DATABASE_URL, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, CERTDESK_ENV: process.env.CERTDESK_ENV ?? 'test' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let out = '';
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${out}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /serving on (http:\/\/[^\s]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
-  child.stdout!.resume();
+  const baseUrl = await servingUrl(child);
   return { child, baseUrl };
-}
-
-
-
-
-/** Resident and peak resident memory of a process, in MB. */
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
 async function tokenFor(baseUrl: string, slug: string): Promise<string> {

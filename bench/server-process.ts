@@ -1,4 +1,4 @@
-/** What the benchmark scripts share about the server they start: stopping it and reading its CPU time. */
+/** What the benchmark scripts share about the server they start: its start banner, stopping it, its CPU and memory. */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -35,4 +35,30 @@ export function cpuMsOf(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** Waits for `certdesk serve`'s "serving on <url>" line (at most 60 s) and returns the URL. */
+export async function servingUrl(child: ChildProcess): Promise<string> {
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 60 s: ${out}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /serving on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+  child.stdout!.resume();
+  return url;
+}
+
+/** Resident and peak resident memory of a process, in MB. */
+export function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
