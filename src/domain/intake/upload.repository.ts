@@ -1,19 +1,10 @@
 /** SQL of uploads (table `uploads`, migrations/0002). */
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../storage/database.js';
+import type { UploadsTable } from '../../storage/schema.js';
 
-export interface UploadRow {
-  upload_id: string;
-  organization_id: string;
-  user_id: string;
-  object_key: string;
-  file_name: string;
-  content_type: string;
-  size: number;
-  created_at: Date;
-  expires_at: Date;
-  used_at: Date | null;
-  used_by_order: string | null;
-}
+/** An upload as read back (the table's row, timestamps as Date). */
+export type UploadRow = Selectable<UploadsTable>;
 
 export async function insertUpload(db: Executor, row: Omit<UploadRow, 'used_at' | 'used_by_order'>): Promise<void> {
   await db.insertInto('uploads').values(row).execute();
