@@ -119,7 +119,8 @@ function seedDocument(): SeedDocumentT {
 /**
  * Inserts orders [from, to) of an organization in one statement. The documents have the renderer's shape
  * (every field, defaults included) and realistic size: three analysis lines, tags, and on every fourth order
- * a failed item, two annotations and a layer.
+ * a failed item, two annotations and a layer. Nine orders in ten have a preview and every fourth a layer,
+ * each under the organization's key prefix and distinct per order, so every one of them is presigned.
  */
 async function insertOrders(handle: DatabaseHandle, org: typeof BIG, from: number, to: number): Promise<void> {
   await sql`
@@ -144,8 +145,8 @@ async function insertOrders(handle: DatabaseHandle, org: typeof BIG, from: numbe
     )
     INSERT INTO orders (order_id, organization_id, project_id, owner_key, order_state, creation_time, asset_preview_key, layers, doc, preview_doc)
     SELECT order_id, ${org.id}::uuid, project_id, email, state, created,
-      CASE WHEN i % 10 = 9 THEN NULL ELSE 'bench/previews/' || (i % 100) || '.png' END,
-      CASE WHEN i % 4 = 0 THEN jsonb_build_array(jsonb_build_object('layer_name', 'Background', 'key', 'bench/layers/' || (i % 100) || '.png')) ELSE '[]'::jsonb END,
+      CASE WHEN i % 10 = 9 THEN NULL ELSE 'orgs/' || ${org.id} || '/orders/' || order_id || '/preview.jpg' END,
+      CASE WHEN i % 4 = 0 THEN jsonb_build_array(jsonb_build_object('layer_name', 'Background', 'key', 'orgs/' || ${org.id} || '/orders/' || order_id || '/layers/background.png')) ELSE '[]'::jsonb END,
       json_build_object(
         'order_id', order_id, 'username', who, 'email', email, 'order_state', state,
         'order_title', 'Key art revision ' || i, 'asset_id', 'asset-' || i, 'asset_name', 'artwork-' || i || '.psd',
@@ -181,11 +182,17 @@ async function countOrders(handle: DatabaseHandle, organizationId: string): Prom
   return r.rows[0]!.n;
 }
 
+/** Whether the stored orders have today's shape (an earlier version stored preview keys outside the organization's prefix). */
+async function currentShape(handle: DatabaseHandle, org: typeof BIG): Promise<boolean> {
+  const r = await sql<{ key: string | null }>`SELECT asset_preview_key AS key FROM orders WHERE order_id = ${`${org.slug}-0000000`}`.execute(handle.db);
+  return r.rows[0]?.key === `orgs/${org.id}/orders/${org.slug}-0000000/preview.jpg`;
+}
+
 async function ensureData(handle: DatabaseHandle): Promise<void> {
   const storage = new LocalDirectoryStorage(mkdtempSync(path.join(os.tmpdir(), 'certdesk-bench-objects-')));
   await loadSeed(handle.db, storage, seedDocument());
   for (const org of [BIG, SMALL]) {
-    if ((await countOrders(handle, org.id)) === org.orders) {
+    if ((await countOrders(handle, org.id)) === org.orders && (await currentShape(handle, org))) {
       log(`${org.name}: ${org.orders} orders already loaded`);
       continue;
     }

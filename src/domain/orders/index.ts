@@ -4,7 +4,7 @@ export {
   DEFAULT_PAGE_LIMIT,
   MAX_PAGE_LIMIT,
   listOrders,
-  listOrdersJson,
+  listOrdersBody,
   type ListOrdersOptions,
   type ListedOrder,
   type OrderListing,

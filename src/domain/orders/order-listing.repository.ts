@@ -93,59 +93,68 @@ export interface ProjectJson {
   name: string;
 }
 
-export interface OrderPageJson {
+export interface OrderPageItems {
   /** Rows read (up to `limit`; one more than the page says another page exists). */
   rows: number;
-  /** The page's items, comma-separated JSON objects with presign marks in place of URLs. */
-  items: string;
+  /** The page's items in order (at most `limit`): each one JSON object with marks (see SPLICE). */
+  items: string[];
   /** Keyset position of the page's last item, when the page is full. */
   lastMicros: string | null;
   lastOrderId: string | null;
 }
 
 /**
- * A key as a presign mark, or JSON null. The mark is chr(1), the key as a JSON string, chr(2) (layers:
- * chr(3), the stored layers as JSON, chr(4)): raw control characters never occur in JSON text (inside
- * strings they are escaped), so a stored document cannot forge one; the service swaps each mark for the
- * presigned URL (layers: the layers_info array), applying the organization's key rule as for rows.
+ * Marks in an assembled page: chr(1) and a letter. JSON text never holds a raw control character (inside
+ * strings they are escaped), so a stored document cannot forge one; the service acts on each (see
+ * order-listing.service.ts):
+ * - `S` (splice): the stored document ends right before it, and its closing brace is dropped there. Cutting
+ *   the brace in SQL (left, rtrim, substr) counts characters over the whole UTF-8 document, which costs more
+ *   than all the rest of the page's assembly; concatenating is only a copy.
+ * - `P` + the key as a JSON string + chr(2): the presigned URL of a preview key (or null).
+ * - `L` + the stored layers as JSON + chr(2): the layers_info array.
  */
-const presignMark = (key: RawBuilder<unknown>) => sql`CASE WHEN ${key} IS NULL THEN 'null' ELSE chr(1) || to_json(${key})::text || chr(2) END`;
+const SPLICE = sql`chr(1) || 'S'`;
+const previewMark = sql`CASE WHEN o.asset_preview_key IS NULL THEN 'null' ELSE chr(1) || 'P' || to_json(o.asset_preview_key)::text || chr(2) END`;
+const layersMark = sql`CASE WHEN jsonb_array_length(o.layers) = 0 THEN '[]' ELSE chr(1) || 'L' || o.layers::text || chr(2) END`;
 
 /**
- * The page's items assembled by PostgreSQL from the stored documents: each document's closing brace is
- * replaced by the per-response fields, exactly as order-response.ts splices them (to_json escapes text the
- * way JSON.stringify does), and the items are joined in keyset order into one text value, so the driver
- * hands over one string instead of 201 rows. Presigned URLs cannot be computed here (the key stays out of
- * the database session): their keys come back as presign marks.
+ * The page's items assembled by PostgreSQL from the stored documents, one text value per order: the stored
+ * document followed by the per-response fields, exactly as order-response.ts splices them once the
+ * service drops the brace at the splice mark (to_json escapes text the way JSON.stringify does). Presigned
+ * URLs cannot be computed here (the key stays out of the database session): their keys come back as marks.
+ *
+ * One row per order, not one aggregate per page: joining the items (string_agg, with the window that
+ * numbers them) cost PostgreSQL a third more CPU than the rows themselves, and the database is the part of
+ * the system that is hardest to add to.
  *
  * @param limit the page size; limit + 1 rows are read so `rows` says whether another page exists.
  */
-export async function fetchOrderPageJson(
+export async function fetchOrderPageItems(
   db: Executor,
   scope: OrderScope,
   cursor: KeysetCursor | null,
   limit: number,
   preview: boolean,
   projects: ProjectJson[],
-): Promise<OrderPageJson> {
+): Promise<OrderPageItems> {
   // The caller's visible projects, id -> JSON text of the field: an order of any other project shows null.
   const shown = JSON.stringify(Object.fromEntries(projects.map((p) => [p.id, preview ? p.name : p.project])));
   const projectOf = sql`(${shown}::jsonb ->> o.project_id::text)`;
-  const open = sql`left(rtrim(${sql.raw(preview ? 'o.preview_doc' : 'o.doc')}::text), -1)`;
+  // concat() builds each item in one allocation, where a chain of || copies it once per operator.
   const item = preview
-    ? sql`${open} || ',"asset_preview_url":' || ${presignMark(sql`o.asset_preview_key`)} || ',"project_name":' || coalesce(${projectOf}, 'null') || '}'`
-    : sql`${open} || ',"project":' || coalesce(${projectOf}, 'null') || ',"asset_preview_url":' || ${presignMark(sql`o.asset_preview_key`)}
-        || ',"layers_info":' || CASE WHEN jsonb_array_length(o.layers) = 0 THEN '[]' ELSE chr(3) || o.layers::text || chr(4) END || '}'`;
-  const cols = sql`o.order_id, o.creation_time AS sort_time,
-    ((extract(epoch FROM o.creation_time) * 1000000)::bigint)::text AS creation_micros, ${item} AS item`;
-  const page = pageQuery(scope, cols, sql`u.order_id, u.sort_time, u.creation_micros, u.item`, cursor, limit + 1);
-  const result = await sql<OrderPageJson>`
-    SELECT count(*)::int AS rows,
-      coalesce(string_agg(x.item, ',' ORDER BY x.rn) FILTER (WHERE x.rn <= ${limit}), '') AS items,
-      min(x.creation_micros) FILTER (WHERE x.rn = ${limit}) AS "lastMicros",
-      min(x.order_id) FILTER (WHERE x.rn = ${limit}) AS "lastOrderId"
-    FROM (SELECT page.*, row_number() OVER (ORDER BY page.sort_time DESC, page.order_id COLLATE "C" DESC) AS rn FROM (${page}) page) x`.execute(db);
-  return result.rows[0]!;
+    ? sql`concat(o.preview_doc::text, ${SPLICE}, ',"asset_preview_url":', ${previewMark}, ',"project_name":', coalesce(${projectOf}, 'null'), '}')`
+    : sql`concat(o.doc::text, ${SPLICE}, ',"project":', coalesce(${projectOf}, 'null'), ',"asset_preview_url":', ${previewMark},
+        ',"layers_info":', ${layersMark}, '}')`;
+  const cols = sql`o.order_id, ((extract(epoch FROM o.creation_time) * 1000000)::bigint)::text AS creation_micros, ${item} AS item`;
+  const page = pageQuery<{ order_id: string; creation_micros: string; item: string }>(scope, cols, sql`u.order_id, u.creation_micros, u.item`, cursor, limit + 1);
+  const rows = (await page.execute(db)).rows;
+  const last = rows.length >= limit ? rows[limit - 1]! : null;
+  return {
+    rows: rows.length,
+    items: rows.slice(0, limit).map((r) => r.item),
+    lastMicros: last?.creation_micros ?? null,
+    lastOrderId: last?.order_id ?? null,
+  };
 }
 
 /** order_stats of a scope, summed from order_counters (never by counting orders). */

@@ -13,10 +13,11 @@ import {
   createOrdersContext,
   findVisibleOrder,
   listOrders,
-  listOrdersJson,
+  listOrdersBody,
   OrderScopeNotFoundError,
   renderOrdersResponse,
   sortProjectNames,
+  type ListOrdersOptions,
   type OrdersContext,
 } from './index.js';
 
@@ -271,20 +272,22 @@ describeOnEachDatabase('order listing', (getDb) => {
           fc.constantFrom(...ALL_FILTERS),
           fc.array(fc.integer({ min: 1, max: 60 }), { minLength: 1, maxLength: 3 }),
           fc.boolean(),
-          async (name, filter, limits, preview) => {
+          // Items per chunk of the assembled page: small sizes put chunk boundaries inside every page.
+          fc.integer({ min: 1, max: 40 }),
+          async (name, filter, limits, preview, chunk) => {
             let token: string | null = null;
             let page = 0;
             do {
-              const options = { projectId: filter, limit: limits[page % limits.length]!, pageToken: token, preview, nowSeconds: now };
+              const options: ListOrdersOptions = { projectId: filter, limit: limits[page % limits.length]!, pageToken: token, preview, nowSeconds: now };
               let spliced: string;
               try {
                 spliced = renderOrdersResponse(await listOrders(ctx, principals[name], options));
               } catch (err) {
                 assert.ok(err instanceof OrderScopeNotFoundError);
-                await assert.rejects(listOrdersJson(ctx, principals[name], options), OrderScopeNotFoundError);
+                await assert.rejects(listOrdersBody(ctx, principals[name], options, chunk), OrderScopeNotFoundError);
                 return;
               }
-              const assembled = await listOrdersJson(ctx, principals[name], options);
+              const assembled: string = (await listOrdersBody(ctx, principals[name], options, chunk)).toString('utf8');
               assert.equal(assembled, spliced);
               token = (JSON.parse(assembled) as { next_page_token: string | null }).next_page_token;
               page += 1;
@@ -293,7 +296,7 @@ describeOnEachDatabase('order listing', (getDb) => {
         ),
         { numRuns: 40 },
       );
-      const admin = JSON.parse(await listOrdersJson(ctx, principals.admin, { projectId: 'All Projects', limit: 1, nowSeconds: now }));
+      const admin = JSON.parse((await listOrdersBody(ctx, principals.admin, { projectId: 'All Projects', limit: 1, nowSeconds: now })).toString('utf8'));
       assert.equal(admin.orders[0].order_id, odd.order_id, 'the odd order is the newest, so every property run with it sees it');
       assert.equal(admin.orders[0].layers_info.length, 2);
     } finally {

@@ -44,8 +44,14 @@ export function renderOrdersResponse(listing: OrderListing): string {
 
 /** The GetOrdersResponse around its items (comma-separated JSON objects, already rendered). */
 export function wrapOrderItems(listing: Omit<OrderListing, 'orders'>, items: string): string {
+  const { head, tail } = orderItemsEnvelope(listing);
+  return `${head}${items}${tail}`;
+}
+
+/** The GetOrdersResponse's text before and after its items: `head + items + tail` is the whole response. */
+export function orderItemsEnvelope(listing: Omit<OrderListing, 'orders'>): { head: string; tail: string } {
   const head = `{"order_stats":${JSON.stringify(listing.stats)},"project_names":${JSON.stringify(listing.projectNames)},"next_page_token":${JSON.stringify(listing.nextPageToken)}`;
-  return listing.preview ? `${head},"orders":null,"order_previews":[${items}]}` : `${head},"orders":[${items}],"order_previews":null}`;
+  return listing.preview ? { head: `${head},"orders":null,"order_previews":[`, tail: ']}' } : { head: `${head},"orders":[`, tail: '],"order_previews":null}' };
 }
 
 /** A listed order as an object (web pages): parses one document. */

@@ -10,7 +10,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import {
   DEFAULT_PAGE_LIMIT,
   InvalidPageTokenError,
-  listOrdersJson,
+  listOrdersBody,
   MAX_PAGE_LIMIT,
   OrderScopeNotFoundError,
 } from '../../domain/orders/index.js';
@@ -55,9 +55,8 @@ export const orderRoutes: FastifyPluginAsync = async (app) => {
       const { project_id: projectId, preview, page_token: pageToken, limit } = request.query;
       let body: Buffer;
       try {
-        // The database assembles the page from the stored documents; it is encoded once here (a string payload
-        // would be scanned once for Content-Length and again to encode).
-        body = Buffer.from(await listOrdersJson(context, request.principal, { projectId, preview, pageToken, limit }), 'utf8');
+        // The database assembles the page from the stored documents; the service hands over its UTF-8 bytes.
+        body = await listOrdersBody(context, request.principal, { projectId, preview, pageToken, limit });
       } catch (err) {
         if (err instanceof InvalidPageTokenError) throw invalidParameter('query', 'page_token', pageToken ?? null, 'validation.invalid_page_token');
         if (err instanceof OrderScopeNotFoundError) throw new NotFoundError('errors.project_not_found');
