@@ -5,7 +5,7 @@
  * (ag-psd). Reading metadata never decodes pixels.
  */
 import exifr from 'exifr';
-import sharp from 'sharp';
+import { loadSharp } from '../image-libraries.js';
 import { readPsdFile } from '../rendering/psd.js';
 
 export type MetadataSource = 'exif' | 'xmp' | 'iptc' | 'png-text';
@@ -67,10 +67,11 @@ async function addBlock(out: MetadataField[], kind: 'exif' | 'xmp' | 'iptc', blo
 export async function readMetadataFields(bytes: Buffer, format: string): Promise<MetadataField[]> {
   const out: MetadataField[] = [];
   if (format === 'psd') {
-    const xmp = readPsdFile(bytes, { layers: false, composite: false }).imageResources?.xmpMetadata;
+    const xmp = (await readPsdFile(bytes, { layers: false, composite: false })).imageResources?.xmpMetadata;
     await addBlock(out, 'xmp', xmp ? Buffer.from(xmp, 'utf8') : undefined);
     return out;
   }
+  const sharp = await loadSharp();
   const meta = await sharp(bytes).metadata();
   await addBlock(out, 'exif', meta.exif);
   await addBlock(out, 'xmp', meta.xmp);

@@ -3,11 +3,12 @@
  * (`useImageData: true`), so certdesk hands it plain objects and encodes pixels with sharp itself. A
  * canvas is never created; a PSD feature that would need one (a JPEG-compressed thumbnail) is skipped.
  */
-import { initializeCanvas, readPsd, type Layer, type PixelData, type Psd } from 'ag-psd';
+import type { Layer, PixelData, Psd } from 'ag-psd';
+import { loadAgPsd } from '../image-libraries.js';
 
 let initialized = false;
 
-function ensureCanvasFree(): void {
+function ensureCanvasFree(initializeCanvas: Awaited<ReturnType<typeof loadAgPsd>>['initializeCanvas']): void {
   if (initialized) return;
   initializeCanvas(
     () => {
@@ -33,8 +34,9 @@ const readOptions = { useImageData: true, skipThumbnail: true, skipLinkedFilesDa
  * Reads a PSD's header, image resources (XMP) and, on request, its layers and composite image.
  * @throws when the file is not a readable PSD (truncated, corrupt)
  */
-export function readPsdFile(bytes: Buffer, want: { layers: boolean; composite: boolean }): Psd {
-  ensureCanvasFree();
+export async function readPsdFile(bytes: Buffer, want: { layers: boolean; composite: boolean }): Promise<Psd> {
+  const { initializeCanvas, readPsd } = await loadAgPsd();
+  ensureCanvasFree(initializeCanvas);
   return readPsd(bytes, { ...readOptions, skipLayerImageData: !want.layers, skipCompositeImageData: !want.composite });
 }
 

@@ -4,7 +4,8 @@
  * A PSD's preview is its stored composite image. A file that cannot be decoded (truncated, corrupt)
  * throws: the analysis job is retried, and fails for good when it keeps throwing.
  */
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
+import { loadSharp } from '../image-libraries.js';
 import { pixelLayers, readPsdFile, type RgbaImage } from './psd.js';
 
 export const PREVIEW_MAX_EDGE = 1024;
@@ -28,8 +29,9 @@ function rgba8(image: RgbaImage): Buffer {
   return out;
 }
 
-function fromRgba(image: RgbaImage): Sharp {
+async function fromRgba(image: RgbaImage): Promise<Sharp> {
   const data = rgba8(image);
+  const sharp = await loadSharp();
   return sharp(data, { raw: { width: image.width, height: image.height, channels: 4 } });
 }
 
@@ -46,20 +48,21 @@ function previewOf(image: Sharp): Promise<Buffer> {
 /** The preview of a PNG, JPEG, WebP or TIFF (`format` as `file_type` detected it), or of a PSD. */
 export async function renderPreview(bytes: Buffer, format: string): Promise<Buffer> {
   if (format === 'psd') {
-    const psd = readPsdFile(bytes, { layers: false, composite: true });
+    const psd = await readPsdFile(bytes, { layers: false, composite: true });
     if (!psd.imageData) throw new Error('the PSD has no composite image to preview');
-    return previewOf(fromRgba(psd.imageData));
+    return previewOf(await fromRgba(psd.imageData));
   }
+  const sharp = await loadSharp();
   return previewOf(sharp(bytes, INPUT));
 }
 
 /** The preview and, for a PSD, every pixel layer as a PNG, from one read of the file. */
 export async function renderAsset(bytes: Buffer, format: string): Promise<{ preview: Buffer; layers: RenderedLayer[] }> {
   if (format !== 'psd') return { preview: await renderPreview(bytes, format), layers: [] };
-  const psd = readPsdFile(bytes, { layers: true, composite: true });
+  const psd = await readPsdFile(bytes, { layers: true, composite: true });
   if (!psd.imageData) throw new Error('the PSD has no composite image to preview');
-  const preview = await previewOf(fromRgba(psd.imageData));
+  const preview = await previewOf(await fromRgba(psd.imageData));
   const layers: RenderedLayer[] = [];
-  for (const layer of pixelLayers(psd)) layers.push({ name: layer.name, png: await fromRgba(layer.image).png().toBuffer() });
+  for (const layer of pixelLayers(psd)) layers.push({ name: layer.name, png: await (await fromRgba(layer.image)).png().toBuffer() });
   return { preview, layers };
 }
