@@ -110,26 +110,34 @@ async function resolvePage(ctx: OrdersContext, principal: Principal, options: Li
   return { binding, cursor, visible, scope };
 }
 
-/** Marks of an assembled page (order-listing.repository.ts): chr(1), then S (splice), P or L (up to chr(2)). */
+/** Marks of an assembled page (order-listing.repository.ts): chr(1), then S (splice), or N, P, L (up to chr(2)). */
 const MARK = '\u0001';
 const MARK_END = '\u0002';
 const SPLICE = 0x53; // 'S'
 const PREVIEW = 0x50; // 'P'
+const PROJECT = 0x4e; // 'N'
 const CLOSING_BRACE = 0x7d;
 
 /**
- * Items per encoded chunk of a page: ~35 KB of full orders. A page of 200 full orders is ~260 KB, and one
+ * Items per chunk of a page's text: ~35 KB of full orders. A page of 200 full orders is ~260 KB, and one
  * string that size lives in V8's large-object space: a fresh mapping per string, page faults on every first
  * touch, munmap after GC (a quarter of the server's CPU when measured). Chunks stay in the regular heap.
  */
 export const ITEMS_PER_CHUNK = 32;
 
 /**
- * The page's items as UTF-8, comma-separated, in chunks of `itemsPerChunk`, with every mark resolved in
- * one pass over each item found with indexOf (a character search): each document's closing brace is
+ * The page's items as JSON text, comma-separated, in chunks of `itemsPerChunk`, with every mark resolved
+ * in one pass over each item found with indexOf (a character search): each document's closing brace is
  * dropped at its splice mark, and each preview key and layers mark becomes its (cached) presigned URLs.
  */
-function encodeItems(ctx: OrdersContext, organizationId: string, items: string[], now: number, itemsPerChunk: number): Buffer[] {
+function resolveItems(
+  ctx: OrdersContext,
+  organizationId: string,
+  items: string[],
+  projectJson: ReadonlyMap<string, string>,
+  now: number,
+  itemsPerChunk: number,
+): string[] {
   // The same rule as toListedOrder: a key outside the organization's prefix gets no URL.
   const own = (key: string) => isKeyOfOrganization(key, organizationId);
   const previewUrl = (keyJson: string) => {
@@ -140,7 +148,7 @@ function encodeItems(ctx: OrdersContext, organizationId: string, items: string[]
     const layers = (JSON.parse(layersJson) as Array<{ layer_name: string; key: string }>).filter((l) => own(l.key));
     return JSON.stringify(layers.map((l) => ({ layer_name: l.layer_name, layer_url: ctx.presigner.presign(l.key, now) })));
   };
-  const chunks: Buffer[] = [];
+  const chunks: string[] = [];
   let out = '';
   items.forEach((item, i) => {
     if (i % itemsPerChunk !== 0) out += ',';
@@ -156,45 +164,52 @@ function encodeItems(ctx: OrdersContext, organizationId: string, items: string[]
       }
       const end = item.indexOf(MARK_END, mark + 2);
       const value = item.slice(mark + 2, end);
-      out += item.slice(from, mark) + (kind === PREVIEW ? previewUrl(value) : layersInfo(value));
+      // A project the caller does not see (or none: a personal order) shows null.
+      out += item.slice(from, mark) + (kind === PROJECT ? (projectJson.get(value) ?? 'null') : kind === PREVIEW ? previewUrl(value) : layersInfo(value));
       from = end + 1;
     }
     out += item.slice(from);
     if ((i + 1) % itemsPerChunk === 0 || i === items.length - 1) {
-      chunks.push(Buffer.from(out));
+      chunks.push(out);
       out = '';
     }
   });
   return chunks;
 }
 
-const COMMA = Buffer.from(',');
+/** Texts as one UTF-8 buffer, allocated once at its exact size: no intermediate buffers, no second copy. */
+function utf8Join(texts: string[]): Buffer {
+  let size = 0;
+  for (const text of texts) size += Buffer.byteLength(text);
+  const out = Buffer.allocUnsafeSlow(size);
+  let offset = 0;
+  for (const text of texts) offset += out.write(text, offset);
+  return out;
+}
 
 /**
  * One page of the orders the caller sees as the UTF-8 bytes of the GetOrdersResponse JSON, byte for byte
  * what `renderOrdersResponse(await listOrders(...))` gives, but assembled by the database: one text value
  * per order, so the only per-item work left here is resolving its marks (a splice point, presigned URLs).
- * The page never exists as one string (see ITEMS_PER_CHUNK): chunks are encoded on their own and the
- * bytes are joined once.
+ * The page never exists as one string (see ITEMS_PER_CHUNK): its chunks are encoded straight into one
+ * buffer of the page's exact size.
  * @throws InvalidPageTokenError, OrderScopeNotFoundError as listOrders does.
  */
 export async function listOrdersBody(ctx: OrdersContext, principal: Principal, options: ListOrdersOptions, itemsPerChunk = ITEMS_PER_CHUNK): Promise<Buffer> {
   const preview = options.preview ?? false;
   const limit = options.limit ?? DEFAULT_PAGE_LIMIT;
   const { binding, cursor, visible, scope } = await resolvePage(ctx, principal, options);
-  const projects = visible.map((p) => ({ id: p.id, project: JSON.stringify({ id: p.id, name: p.name, userRole: p.userRole }), name: JSON.stringify(p.name) }));
-  const [stats, page] = await Promise.all([sumOrderCounters(ctx.db, scope), fetchOrderPageItems(ctx.db, scope, cursor, limit, preview, projects)]);
+  // The visible projects as the page shows them, each serialized once: `project` of an Order, `project_name` of an OrderPreview.
+  const projectJson = new Map(visible.map((p) => [p.id, preview ? JSON.stringify(p.name) : JSON.stringify({ id: p.id, name: p.name, userRole: p.userRole })]));
+  const [stats, page] = await Promise.all([sumOrderCounters(ctx.db, scope), fetchOrderPageItems(ctx.db, scope, cursor, limit, preview)]);
   const nextPageToken =
     page.rows > limit && page.lastMicros !== null && page.lastOrderId !== null
       ? ctx.pageTokens.sign({ creationTimeMicros: BigInt(page.lastMicros), orderId: page.lastOrderId }, binding)
       : null;
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
   const { head, tail } = orderItemsEnvelope({ preview, stats, projectNames: projectNamesFor(options.projectId, visible), nextPageToken });
-  const parts: Buffer[] = [Buffer.from(head)];
-  encodeItems(ctx, principal.organizationId, page.items, now, itemsPerChunk).forEach((chunk, i) => {
-    if (i > 0) parts.push(COMMA);
-    parts.push(chunk);
-  });
-  parts.push(Buffer.from(tail));
-  return Buffer.concat(parts);
+  const texts = [head];
+  resolveItems(ctx, principal.organizationId, page.items, projectJson, now, itemsPerChunk).forEach((chunk, i) => (i > 0 ? texts.push(',', chunk) : texts.push(chunk)));
+  texts.push(tail);
+  return utf8Join(texts);
 }
