@@ -48,20 +48,6 @@ export function workerCount(requested: number | undefined, embedded: boolean): {
   return { workers: Math.max(1, requested ?? os.availableParallelism()), notice: null };
 }
 
-/**
- * Young-generation size of each worker (V8's --max-semi-space-size, MB). A listing page keeps ~0.5 MB of
- * short-lived strings alive across its database round trips; with 32 requests in flight, V8's default
- * (16 MB) promotes them to the old generation, and marking them again cost ~10 % of a worker's CPU in the
- * listing benchmark (docs/benchmarks.md). 32 MB keeps them young; a worker's RSS grows by at most 48 MB.
- */
-export const WORKER_SEMI_SPACE_MB = 32;
-
-/** The workers' Node options: the primary's, plus the young-generation size unless the operator set one. */
-export function workerExecArgv(execArgv: readonly string[], nodeOptions = process.env.NODE_OPTIONS ?? ''): string[] {
-  const set = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => /^--max[-_]semi[-_]space[-_]size\b/.test(a));
-  return set ? [...execArgv] : [...execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
-}
-
 export interface ClusterOptions {
   workers: number;
   /** One line of operator output (stderr). */
@@ -127,7 +113,6 @@ export function runClusterPrimary(options: ClusterOptions): Promise<number> {
     process.once('SIGTERM', () => stopAll(0));
     process.once('SIGINT', () => stopAll(0));
     answerClusterMetricsRequests();
-    cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv) });
     for (let i = 0; i < options.workers; i++) fork();
   });
 }
