@@ -1,32 +1,48 @@
 /**
  * Bulk writes with PostgreSQL's `COPY ... FROM STDIN`, all or nothing: one transaction, the rows split into
- * segments of `rowsPerSegment` rows (one COPY statement each), encoded as COPY text and written in ~256 KB
- * chunks that wait for 'drain' (backpressure), so memory stays flat however many rows there are.
+ * segments of `rowsPerSegment` rows (one COPY statement each), encoded in binary COPY format
+ * (copy-binary.ts) when the column types are given, else in text format (copy-text.ts), and written in
+ * ~1 MB chunks with backpressure, so memory stays flat however many rows there are.
  *
  * Segments keep each statement's trigger transition table small enough to stay in memory: one COPY of a
  * million rows spills it to disk and then aggregates it all at the end.
+ *
+ * The end of a segment is where the server does the statement's deferred work: the foreign-key checks of
+ * every row (queued as AFTER triggers) and the statement-level triggers. Meanwhile the caller's rows keep
+ * being encoded (up to HELD_BYTES of them), so that work on the server overlaps the client's instead of
+ * waiting for it; the held chunks go into the next segment's COPY as soon as the previous one completed.
  *
  * Only a PostgreSQL server speaks COPY; embedded PGlite (also through `serve`'s socket) takes INSERTs:
  * ask `supportsBulkCopy` first.
  *
  * @example
- * if (supportsBulkCopy(handle)) await copyRowsInTransaction(handle, rows, { sql: 'COPY t (a, b) FROM STDIN', rowsPerSegment: 25_000 });
+ * if (supportsBulkCopy(handle)) await copyRowsInTransaction(handle, batches, { sql: 'COPY t (a, b) FROM STDIN', rowsPerSegment: 25_000, columnTypes: ['text', 'uuid'] });
  */
-import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
+import { BinaryCopyEncoder, type CopyColumnType } from './copy-binary.js';
 import { copyRow } from './copy-text.js';
 import type { DatabaseHandle } from './database.js';
 
-const COPY_CHUNK_CHARS = 256 * 1024;
+/** Encoded bytes handed to the COPY stream at once. */
+const CHUNK_BYTES = 1024 * 1024;
+/** Bytes the COPY stream may buffer before the writer waits for the socket to drain. */
+const STREAM_HIGH_WATER = 8 * 1024 * 1024;
+/** Encoded bytes of the next segment held in memory while the previous one completes on the server. */
+const HELD_BYTES = 48 * 1024 * 1024;
 
 export interface BulkCopyOptions {
-  /** The statement, e.g. `COPY orders (a, b) FROM STDIN` (text format). */
+  /** The statement in text format, e.g. `COPY orders (a, b) FROM STDIN`; binary adds `WITH (FORMAT binary)`. */
   sql: string;
   rowsPerSegment: number;
   /** `SET LOCAL work_mem` for the transaction (e.g. '64MB'), so trigger transition tables stay in memory. */
   workMem?: string;
+  /** The type of each column, in the statement's order: rows go in binary COPY format. Without: text format. */
+  columnTypes?: readonly CopyColumnType[];
 }
+
+export type CopyValues = ReadonlyArray<string | null>;
 
 /** The server refused a row: `cause` is its error, `rowNumber` the 1-based row over all segments, when it said. */
 export class BulkCopyError extends Error {
@@ -35,6 +51,8 @@ export class BulkCopyError extends Error {
   constructor(
     override readonly cause: unknown,
     readonly rowNumber: number | null,
+    /** The 0-based index of the first row of the segment (COPY statement) the server refused. */
+    readonly segmentFirstRow: number,
   ) {
     super(cause instanceof Error ? cause.message : String(cause));
   }
@@ -72,75 +90,179 @@ function copyLineOf(err: unknown): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** Rows to COPY data: binary (header once per statement, trailer at its end) or text. */
+interface SegmentEncoder {
+  readonly header: Buffer | null;
+  readonly trailer: Buffer | null;
+  row(values: CopyValues): void;
+  /** Bytes encoded since the last take. */
+  readonly pending: number;
+  take(): Buffer | string | null;
+}
+
+class TextSegmentEncoder implements SegmentEncoder {
+  readonly header = null;
+  readonly trailer = null;
+  private text = '';
+  row(values: CopyValues): void {
+    this.text += copyRow(values);
+  }
+  get pending(): number {
+    return this.text.length;
+  }
+  take(): string | null {
+    const text = this.text;
+    this.text = '';
+    return text === '' ? null : text;
+  }
+}
+
+function binaryEncoder(columnTypes: readonly CopyColumnType[]): SegmentEncoder {
+  const encoder = new BinaryCopyEncoder(columnTypes, CHUNK_BYTES);
+  return {
+    header: BinaryCopyEncoder.header,
+    trailer: BinaryCopyEncoder.trailer,
+    row: (values) => encoder.row(values),
+    get pending() {
+      return encoder.pending;
+    },
+    take: () => encoder.take(),
+  };
+}
+
+interface Segment {
+  /** 0-based index over all rows of the segment's first row. */
+  firstRow: number;
+  stream: Writable;
+  error: unknown;
+}
+
 /**
- * Writes every row, or none. An error thrown by `rows` itself (bad input) aborts the COPY and is rethrown
- * as it is; an error of the server is a `BulkCopyError`.
+ * Writes every row, or none. `batches` yields arrays of rows (a batch per input chunk keeps the per-row
+ * overhead of async iteration away). An error thrown by `batches` itself (bad input) aborts the COPY and is
+ * rethrown as it is, unless the server had already refused an earlier row; an error of the server is a
+ * `BulkCopyError`.
  * @returns the number of rows written.
  */
-export async function copyRowsInTransaction(
-  handle: DatabaseHandle,
-  rows: AsyncIterable<ReadonlyArray<string | null>>,
-  options: BulkCopyOptions,
-): Promise<number> {
+export async function copyRowsInTransaction(handle: DatabaseHandle, batches: AsyncIterable<ReadonlyArray<CopyValues>>, options: BulkCopyOptions): Promise<number> {
   if (!supportsBulkCopy(handle)) throw new Error('COPY needs a PostgreSQL server (DATABASE_URL)');
+  const sql = options.columnTypes ? `${options.sql} WITH (FORMAT binary)` : options.sql;
+  const encoder: SegmentEncoder = options.columnTypes ? binaryEncoder(options.columnTypes) : new TextSegmentEncoder();
   const client = await handle.pgPool!.connect();
   let broken = false;
-  // Rows written by the segments that already completed: a segment's line numbers start at 1.
-  let rowOffset = 0;
   let written = 0;
-  let copyError: unknown = null;
+  let rowsInSegment = 0;
+  // The segment being written (null while the previous one completes), and the previous one completing.
+  let current: Segment | null = null;
+  let completing: { segment: Segment; done: Promise<void>; settled: boolean } | null = null;
+  // Chunks of the current segment encoded while the previous one completes on the server.
+  let held: Array<Buffer | string> = [];
+  let heldBytes = 0;
+  let nextFirstRow = 0;
+  // The segment whose server error is being reported.
+  let failed: Segment | null = null;
+
+  const open = (): Segment => {
+    const segment: Segment = { firstRow: nextFirstRow, stream: client.query(copyFrom(sql, { highWaterMark: STREAM_HIGH_WATER })), error: null };
+    segment.stream.on('error', (err) => (segment.error ??= err));
+    if (encoder.header) segment.stream.write(encoder.header);
+    return segment;
+  };
+  /** Reports the server's refusal of `segment` (its stream's error, else the error at hand). */
+  const serverError = (segment: Segment, err?: unknown): never => {
+    segment.error ??= err ?? new Error('the COPY stream closed early');
+    failed = segment;
+    throw segment.error;
+  };
+  /** Waits for the previous segment to complete, then opens the current one with the held chunks. */
+  const openAfterCompleting = async (): Promise<Segment> => {
+    if (completing) {
+      const previous = completing;
+      await previous.done.catch((err) => serverError(previous.segment, err));
+      completing = null;
+    }
+    const segment = open();
+    for (const chunk of held) segment.stream.write(chunk);
+    held = [];
+    heldBytes = 0;
+    current = segment;
+    return segment;
+  };
+  const send = async (chunk: Buffer | string): Promise<void> => {
+    if (current === null && completing !== null && !completing.settled && heldBytes + chunk.length <= HELD_BYTES) {
+      held.push(chunk);
+      heldBytes += chunk.length;
+      return;
+    }
+    const segment = current ?? (await openAfterCompleting());
+    if (segment.error) serverError(segment);
+    if (!segment.stream.write(chunk)) await drained(segment.stream, () => segment.error).catch((err) => serverError(segment, err));
+  };
+  const flush = async (): Promise<void> => {
+    const chunk = encoder.take();
+    if (chunk !== null) await send(chunk);
+  };
+  /** Ends the current segment's COPY; the server completes it while the next rows are encoded. */
+  const endSegment = async (final = false): Promise<void> => {
+    // Nothing written since the last segment ended: no empty COPY (except the only one of an empty input).
+    if (final && current === null && rowsInSegment === 0 && encoder.pending === 0) return;
+    await flush();
+    const segment = current ?? (await openAfterCompleting());
+    if (encoder.trailer) segment.stream.write(encoder.trailer);
+    segment.stream.end();
+    const state = { segment, done: finished(segment.stream), settled: false };
+    state.done.then(
+      () => (state.settled = true),
+      () => (state.settled = true),
+    );
+    completing = state;
+    current = null;
+    nextFirstRow += rowsInSegment;
+    rowsInSegment = 0;
+  };
+
   try {
     await client.query('BEGIN');
     if (options.workMem) await client.query(`SET LOCAL work_mem = '${options.workMem.replace(/[^0-9A-Za-z]/g, '')}'`);
-    const startCopy = () => {
-      copyError = null;
-      const stream = client.query(copyFrom(options.sql));
-      stream.on('error', (err) => (copyError = err));
-      return stream;
-    };
-    let copy = startCopy();
+    current = open();
     try {
-      let chunk = '';
-      let rowsInCopy = 0;
-      for await (const values of rows) {
-        chunk += copyRow(values);
-        rowsInCopy++;
-        written++;
-        if (rowsInCopy >= options.rowsPerSegment) {
-          if (copyError) throw copyError;
-          copy.end(chunk);
-          chunk = '';
-          await finished(copy);
-          rowOffset += rowsInCopy;
-          rowsInCopy = 0;
-          copy = startCopy();
-        } else if (chunk.length >= COPY_CHUNK_CHARS) {
-          if (copyError) throw copyError;
-          const ok = copy.write(chunk);
-          chunk = '';
-          if (!ok) await drained(copy, () => copyError);
+      for await (const batch of batches) {
+        for (const values of batch) {
+          encoder.row(values);
+          written++;
+          rowsInSegment++;
+          if (rowsInSegment >= options.rowsPerSegment) await endSegment();
+          else if (encoder.pending >= CHUNK_BYTES) await flush();
         }
       }
-      if (copyError) throw copyError;
-      copy.end(chunk);
-      await finished(copy);
+      await endSegment(true);
+      const last = completing as { segment: Segment; done: Promise<void> } | null;
+      if (last) await last.done.catch((err) => serverError(last.segment, err));
+      completing = null;
     } catch (err) {
-      // The server refused the COPY: the stream has already failed and the transaction is aborted.
-      if (copyError) throw copyError;
-      // Our side failed (a bad row, an unreadable input): abort the COPY (CopyFail) and wait for the server.
-      copy.destroy(err instanceof Error ? err : new Error(String(err)));
-      await finished(copy).catch(() => undefined);
+      if (failed) throw err;
+      // Our side failed (a bad row, an unreadable input). The rows before it are complete: finish their
+      // segment instead of aborting it, so that the server checks them (keys, foreign keys) and a refusal
+      // of an earlier row is the error reported, as the first problem of the input. Then roll back.
+      const segment = current as Segment | null;
+      if (segment?.error) serverError(segment);
+      await endSegment(true).catch((e) => {
+        if (failed) throw e;
+      });
+      const last = completing as { segment: Segment; done: Promise<void> } | null;
+      if (last) await last.done.catch((e) => serverError(last.segment, e));
       throw err;
     }
     await client.query('COMMIT');
     return written;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => (broken = true));
-    if (copyError !== null && err === copyError) {
-      const line = copyLineOf(err);
-      throw new BulkCopyError(err, line === null ? null : line + rowOffset);
+    const refused = failed as Segment | null;
+    if (refused !== null) {
+      const line = copyLineOf(refused.error);
+      throw new BulkCopyError(refused.error, line === null ? null : line + refused.firstRow, refused.firstRow);
     }
-    if (isServerError(err)) throw new BulkCopyError(err, null);
+    if (isServerError(err)) throw new BulkCopyError(err, null, nextFirstRow);
     throw err;
   } finally {
     // A connection whose COPY or rollback failed is not reused.

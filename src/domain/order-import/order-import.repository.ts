@@ -2,6 +2,7 @@
  * The SQL of the NDJSON order import: the organization's project ids, the COPY statement (server), the
  * multi-row INSERT (embedded), and the lookup that explains a duplicate order id.
  */
+import type { CopyColumnType } from '../../storage/copy-binary.js';
 import type { Executor } from '../../storage/database.js';
 import type { OrderRow } from '../orders/order-document.js';
 
@@ -18,6 +19,9 @@ export const IMPORT_COLUMNS = [
   'doc',
   'preview_doc',
 ] as const;
+
+/** The PostgreSQL type of each of IMPORT_COLUMNS, for binary COPY (storage/copy-binary.ts). */
+export const IMPORT_COLUMN_TYPES: readonly CopyColumnType[] = ['text', 'uuid', 'uuid', 'text', 'text', 'timestamptz', 'text', 'jsonb', 'json', 'json'];
 
 /** COPY into orders directly: the primary key catches duplicates (in the file or in the table) row by row. */
 export const COPY_ORDERS_SQL = `COPY orders (${IMPORT_COLUMNS.join(', ')}) FROM STDIN`;

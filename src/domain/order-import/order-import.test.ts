@@ -42,7 +42,7 @@ describe('COPY text encoding', () => {
   });
 });
 
-describeOnEachDatabase('NDJSON order import', (getDb) => {
+describeOnEachDatabase('NDJSON order import', (getDb, target) => {
   const orderCount = async () => Number((await getDb().db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
   const counterSum = async () =>
     Number((await getDb().db.selectFrom('order_counters').select((eb) => eb.fn.sum<number>('order_count').as('n')).executeTakeFirstOrThrow()).n ?? 0);
@@ -119,6 +119,67 @@ describeOnEachDatabase('NDJSON order import', (getDb) => {
     assert.equal(await orderCount(), before + 1000);
     assert.equal(await counterSum(), before + 1000);
     assert.deepEqual(await recountOrderCounters(getDb().db, true), [], 'order_counters equal a recount');
+  });
+
+  it('reads lines split across chunks, with CRLF line ends and blank lines, and names the right line', async () => {
+    const before = await orderCount();
+    const lines = await generatedLines(40, 12);
+    // Blank lines (also whitespace-only) count as lines; chunks of 7 bytes cut lines and UTF-8 anywhere.
+    const text = `${lines.slice(0, 10).join('\r\n')}\r\n\r\n  \n${lines.slice(10).join('\n')}`;
+    const bytes = Buffer.from(text.replace('"order_title":"', '"order_title":"ünï 😀 '), 'utf8');
+    const chunked = () => Readable.from((function* () {
+      for (let i = 0; i < bytes.length; i += 7) yield bytes.subarray(i, i + 7);
+    })());
+    const report = await importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: chunked(), rowsPerCopy: 15 });
+    assert.equal(report.orders, 40);
+    assert.equal(report.bytes, bytes.length);
+    assert.equal(await orderCount(), before + 40);
+    const first = await getDb().db.selectFrom('orders').select('doc').where('order_id', '=', JSON.parse(lines[0]!).order_id).executeTakeFirstOrThrow();
+    assert.match(JSON.parse(first.doc).order_title, /^ünï 😀 /);
+    assert.deepEqual(await recountOrderCounters(getDb().db, true), []);
+    // The same file again: the duplicate is the first order, and line 13 (after two blank lines) is the 11th order.
+    const renamed = lines.slice(0, 10).map((l) => JSON.stringify({ ...JSON.parse(l), order_id: `fresh-${JSON.parse(l).order_id}` }));
+    const shifted = `${renamed.join('\r\n')}\r\n\r\n  \n${lines.slice(10).join('\n')}`;
+    await expectImportError(
+      importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: Readable.from([shifted]), rowsPerCopy: 15 }),
+      new RegExp(`^line 13: order_id: duplicate order id "${JSON.parse(lines[10]!).order_id}": it already exists in this organization`),
+    );
+    assert.equal(await orderCount(), before + 40);
+  });
+
+  it('names the line of an order whose project was deleted during the import (foreign key, checked per segment)', { skip: target.name !== 'postgres' && 'PGlite has one connection: nothing can delete a project while the import holds it' }, async () => {
+    const before = await orderCount();
+    const countersBefore = await counterSum();
+    const projectId = '0a0a0a0a-0000-4000-8000-0000000000f1';
+    await getDb().db.insertInto('projects').values({ id: projectId, organization_id: DEMO_PRIMARY.id, name: 'deleted during the import' }).execute();
+    const lines = await generatedLines(400, 13);
+    // Lines 281 and 290 name the project; it is deleted after the first 250 lines were read.
+    for (const i of [280, 289]) lines[i] = JSON.stringify({ ...JSON.parse(lines[i]!), project_id: projectId });
+    const input = Readable.from((async function* () {
+      yield `${lines.slice(0, 250).join('\n')}\n`;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await getDb().db.deleteFrom('projects').where('id', '=', projectId).execute();
+      yield `${lines.slice(250).join('\n')}\n`;
+    })());
+    await expectImportError(
+      importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input, rowsPerCopy: 100 }),
+      new RegExp(`^line 281: project_id: no project with this id in organization ${DEMO_PRIMARY.id} \\(deleted during the import\\); nothing was imported$`),
+    );
+    assert.equal(await orderCount(), before, 'the segments that completed are rolled back too');
+    assert.equal(await counterSum(), countersBefore);
+    assert.deepEqual(await recountOrderCounters(getDb().db, true), []);
+  });
+
+  it('reports a duplicate id before a later bad line: the first problem of the file', async () => {
+    const before = await orderCount();
+    const lines = await generatedLines(300, 14);
+    lines.splice(150, 0, lines[20]!); // line 151 repeats line 21: refused in the second COPY segment
+    lines[220] = '{"order_id": '; // line 221, in the third segment, is not JSON: read before the server refused line 151
+    await expectImportError(
+      importOrders(getDb(), { organizationId: DEMO_PRIMARY.id, input: input(lines), rowsPerCopy: 100 }),
+      new RegExp(`^line 151: order_id: duplicate order id "${JSON.parse(lines[20]!).order_id}": it appears earlier in the file; nothing was imported$`),
+    );
+    assert.equal(await orderCount(), before);
   });
 
   it("refuses another organization's project id and an unknown organization", async () => {

@@ -1,20 +1,24 @@
 /**
  * `certdesk import`: loads an NDJSON stream of orders into one organization, all or nothing.
  *
- * - PostgreSQL: COPY into `orders` inside one transaction, in segments of ROWS_PER_COPY rows
- *   (storage/bulk-copy.ts: streamed with backpressure, so memory stays flat however large the file). The
- *   primary key refuses a duplicate order id (earlier in the file or already stored) on the row itself;
- *   the row number the server names leads back to the input line.
+ * - PostgreSQL: binary COPY into `orders` inside one transaction, in segments of ROWS_PER_COPY rows
+ *   (storage/bulk-copy.ts: streamed with backpressure, so memory stays flat however large the file; the
+ *   next segment is encoded while the server completes the previous one). The primary key refuses a
+ *   duplicate order id (earlier in the file or already stored) on the row itself; the row number the
+ *   server names leads back to the input line. The foreign keys are checked by the server at the end of
+ *   each segment (the row's AFTER triggers): a project deleted during the import is named with the first
+ *   line of that segment that refers to it.
  * - PGlite: multi-row INSERTs of IMPORT_BATCH rows inside one transaction.
- * In both, the statement-level triggers keep order_counters exact, and any error rolls everything back.
+ * In both, the statement-level triggers keep order_counters exact, any error rolls everything back, and
+ * the error reported is the first problem of the input: the rows before a bad line are checked first.
  */
 import type { Readable } from 'node:stream';
 import { BulkCopyError, copyRowsInTransaction, supportsBulkCopy } from '../../storage/bulk-copy.js';
 import type { DatabaseHandle, Executor } from '../../storage/database.js';
 import { isUuid } from '../uuid.js';
 import { findOrganization } from '../organizations/organization.repository.js';
-import { ImportError, readOrderLines, type ImportedRow } from './ndjson-order-reader.js';
-import { COPY_ORDERS_SQL, importValues, insertOrderBatch, orderOrganization, projectIdsOf } from './order-import.repository.js';
+import { ImportError, readOrderBatches, type ImportedRow } from './ndjson-order-reader.js';
+import { COPY_ORDERS_SQL, IMPORT_COLUMN_TYPES, importValues, insertOrderBatch, orderOrganization, projectIdsOf } from './order-import.repository.js';
 
 export { ImportError } from './ndjson-order-reader.js';
 
@@ -76,17 +80,6 @@ async function explainDuplicate(db: Executor, organizationId: string, duplicate:
   return new ImportError(`order_id: duplicate order id "${duplicate.orderId}": it ${where}; nothing was imported`, line);
 }
 
-/** Surfaces an error of the input stream (unreadable file, broken pipe) instead of a silent stall. */
-function watchInput(input: Readable): { check(): void } {
-  let failure: Error | null = null;
-  input.on('error', (err) => (failure = err));
-  return {
-    check() {
-      if (failure) throw new ImportError(`cannot read the input: ${failure.message}`);
-    },
-  };
-}
-
 /**
  * Imports every order of options.input into the organization, or nothing.
  * @throws ImportError with a one-line, operator-readable message.
@@ -98,7 +91,6 @@ export async function importOrders(handle: DatabaseHandle, options: ImportOption
   const projectIds = await projectIdsOf(handle.db, organizationId);
   let bytesRead = 0;
   const bytes = () => bytesRead;
-  const inputState = watchInput(options.input);
   const started = process.hrtime.bigint();
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
   const every = options.progressEvery ?? 50_000;
@@ -107,13 +99,7 @@ export async function importOrders(handle: DatabaseHandle, options: ImportOption
     orders++;
     if (orders % every === 0) options.onProgress?.({ orders, bytes: bytes(), elapsedSeconds: elapsed() });
   };
-  const rows = (async function* () {
-    for await (const r of readOrderLines(options.input, organizationId, projectIds, (n) => (bytesRead += n))) {
-      inputState.check();
-      yield r;
-    }
-    inputState.check();
-  })();
+  const rows = readOrderBatches(options.input, organizationId, projectIds, (n) => (bytesRead += n));
 
   // COPY FROM STDIN needs a PostgreSQL server; embedded PGlite (also through `serve`'s socket) takes INSERTs.
   if (supportsBulkCopy(handle)) await copyImport(handle, organizationId, rows, tick, options.rowsPerCopy ?? ROWS_PER_COPY);
@@ -124,8 +110,8 @@ export async function importOrders(handle: DatabaseHandle, options: ImportOption
   return { organizationId, orders, bytes: bytes(), seconds, ordersPerSecond: seconds > 0 ? Math.round(orders / seconds) : orders };
 }
 
-/** Server path: one transaction, COPY in segments of rowsPerCopy rows. */
-async function copyImport(handle: DatabaseHandle, organizationId: string, rows: AsyncGenerator<ImportedRow>, tick: () => void, rowsPerCopy: number): Promise<void> {
+/** Server path: one transaction, binary COPY in segments of rowsPerCopy rows. */
+async function copyImport(handle: DatabaseHandle, organizationId: string, batches: AsyncGenerator<ImportedRow[]>, tick: () => void, rowsPerCopy: number): Promise<void> {
   // Input line of each COPY row: rows and lines only differ by skipped blank lines, so only those are kept.
   const skipped: number[] = [];
   let expectedLine = 1;
@@ -135,26 +121,60 @@ async function copyImport(handle: DatabaseHandle, organizationId: string, rows: 
     for (const s of skipped) if (s <= line) line++;
     return line;
   };
+  // Per segment, the first row (0-based) of each project id: the foreign-key checks run at the end of the
+  // segment's COPY, and the server's error names the key but no row. A handful of entries per segment.
+  const projectRows: Array<Map<string, number>> = [];
+  let rowIndex = 0;
   const values = (async function* () {
-    for await (const { line, row } of rows) {
-      while (expectedLine < line) skipped.push(expectedLine++);
-      expectedLine = line + 1;
-      tick();
-      yield importValues(row);
+    for await (const batch of batches) {
+      const out: Array<Array<string | null>> = new Array(batch.length);
+      for (let i = 0; i < batch.length; i++) {
+        const { line, row } = batch[i]!;
+        while (expectedLine < line) skipped.push(expectedLine++);
+        expectedLine = line + 1;
+        if (row.project_id !== null) {
+          const segment = Math.floor(rowIndex / rowsPerCopy);
+          const firstRows = (projectRows[segment] ??= new Map());
+          if (!firstRows.has(row.project_id)) firstRows.set(row.project_id, rowIndex);
+        }
+        rowIndex++;
+        tick();
+        out[i] = importValues(row);
+      }
+      yield out;
     }
   })();
   try {
-    await copyRowsInTransaction(handle, values, { sql: COPY_ORDERS_SQL, rowsPerSegment: rowsPerCopy, workMem: IMPORT_WORK_MEM });
+    await copyRowsInTransaction(handle, values, { sql: COPY_ORDERS_SQL, rowsPerSegment: rowsPerCopy, workMem: IMPORT_WORK_MEM, columnTypes: IMPORT_COLUMN_TYPES });
   } catch (err) {
     if (!(err instanceof BulkCopyError)) throw err;
     const duplicate = duplicateKeyOf(err.cause, err.rowNumber);
     if (duplicate) throw await explainDuplicate(handle.db, organizationId, duplicate, (n) => lineOfRow(n));
+    const missing = missingReferenceOf(err.cause);
+    if (missing?.column === 'project_id') {
+      const first = projectRows[Math.floor(err.segmentFirstRow / rowsPerCopy)]?.get(missing.key.toLowerCase());
+      throw new ImportError(
+        `project_id: no project with this id in organization ${organizationId} (deleted during the import); nothing was imported`,
+        first === undefined ? null : lineOfRow(first + 1),
+      );
+    }
+    if (missing?.column === 'organization_id') throw new ImportError(`organization ${organizationId} was deleted during the import; nothing was imported`);
+    const message = err.cause instanceof Error ? err.cause.message : String(err.cause);
+    if (err.rowNumber !== null) throw new ImportError(`the database refused the order: ${message}; nothing was imported`, lineOfRow(err.rowNumber));
     throw err.cause;
   }
 }
 
+/** Recognizes a foreign-key violation of orders: `Key (project_id)=(...) is not present in table "projects".` */
+function missingReferenceOf(err: unknown): { column: string; key: string } | null {
+  const e = err as { code?: string; detail?: string };
+  if (e?.code !== '23503') return null;
+  const m = /Key \((\w+)\)=\((.*)\) is not present/.exec(e.detail ?? '');
+  return m ? { column: m[1]!, key: m[2]! } : null;
+}
+
 /** Embedded path: batched multi-row INSERTs in one transaction. */
-async function batchImport(handle: DatabaseHandle, organizationId: string, rows: AsyncGenerator<ImportedRow>, tick: () => void): Promise<void> {
+async function batchImport(handle: DatabaseHandle, organizationId: string, batches: AsyncGenerator<ImportedRow[]>, tick: () => void): Promise<void> {
   let batch: ImportedRow[] = [];
   try {
     await handle.db.transaction().execute(async (trx) => {
@@ -168,10 +188,18 @@ async function batchImport(handle: DatabaseHandle, organizationId: string, rows:
           throw err;
         }
       };
-      for await (const r of rows) {
-        batch.push(r);
-        tick();
-        if (batch.length >= IMPORT_BATCH) await flush();
+      try {
+        for await (const rows of batches) {
+          for (const r of rows) {
+            batch.push(r);
+            tick();
+            if (batch.length >= IMPORT_BATCH) await flush();
+          }
+        }
+      } catch (err) {
+        // A bad line: the rows before it are written first, so a duplicate among them is the error reported.
+        if (err instanceof ImportError) await flush();
+        throw err;
       }
       await flush();
     });
