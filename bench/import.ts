@@ -12,13 +12,14 @@
  * The CLI runs from dist/ when it has been built (`npm run build`), else through tsx.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { DEMO_PRIMARY } from '../src/demo/index.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
+import { cpuMsOf } from './server-process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/certdesk_bench_import';
@@ -32,6 +33,8 @@ interface ChildResult {
   stderr: string;
   peakRssKb: number;
   seconds: number;
+  /** CPU time (user + system) of the process, sampled until it exits (at most one sample interval short). */
+  cpuMs: number;
 }
 
 function readHwmKb(pid: number): number | null {
@@ -50,18 +53,22 @@ function certdesk(args: string[]): Promise<ChildResult> {
     let stdout = '';
     let stderr = '';
     let peak = 0;
+    let cpuMs = 0;
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => {
       stderr += c.toString();
       process.stderr.write(c);
     });
     // VmHWM is the high-water mark itself, so sampling only has to catch the process before it exits.
-    const sampler = setInterval(() => (peak = Math.max(peak, readHwmKb(child.pid!) ?? 0)), 50);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, readHwmKb(child.pid!) ?? 0);
+      cpuMs = Math.max(cpuMs, cpuMsOf(child.pid!));
+    }, 50);
     child.on('error', reject);
     child.on('exit', () => {
       clearInterval(sampler);
     });
-    child.on('close', (code) => resolve({ code, stdout, stderr, peakRssKb: peak, seconds: Number(process.hrtime.bigint() - started) / 1e9 }));
+    child.on('close', (code) => resolve({ code, stdout, stderr, peakRssKb: peak, seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuMs }));
   });
 }
 
@@ -79,6 +86,35 @@ async function recreateDatabase(): Promise<void> {
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * Samples the CPU time of the benchmark database's server backends (the import's connections) until
+ * stopped. Only meaningful when the server runs on this machine and /proc shows its processes; 0 otherwise.
+ */
+function sampleBackendCpu(): { stop(): Promise<number> } {
+  const name = new URL(DATABASE_URL).pathname.slice(1);
+  const adminUrl = new URL(DATABASE_URL);
+  adminUrl.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: adminUrl.toString() });
+  const seen = new Map<number, number>();
+  let stopped = false;
+  const loop = (async () => {
+    await client.connect();
+    while (!stopped) {
+      const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'", [name]);
+      for (const pid of new Set([...rows.map((r) => r.pid), ...seen.keys()])) seen.set(pid, Math.max(seen.get(pid) ?? 0, cpuMsOf(pid)));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await client.end();
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return [...seen.values()].reduce((a, b) => a + b, 0);
+    },
+  };
 }
 
 async function verify(): Promise<{ orders: number; counters: number }> {
@@ -122,7 +158,14 @@ export async function runImportBenchmark(ORDERS = DEFAULT_ORDERS): Promise<Impor
     const generated = must(await certdesk(['demo-data', '--ndjson', String(ORDERS), '--org', DEMO_PRIMARY.id, '--prefix', 'bench', '--out', ndjson]), 'demo-data --ndjson');
     const bytes = statSync(ndjson).size;
     process.stderr.write(`importing ${(bytes / 1e6).toFixed(0)} MB\n`);
+    // The same command on an empty file: the process's fixed cost (start, module loading, connecting), taken
+    // out of the CPU per order.
+    const empty = path.join(tmp, 'empty.ndjson');
+    writeFileSync(empty, '');
+    const startup = must(await certdesk(['import', '--org', DEMO_PRIMARY.id, empty, '--json']), 'import of an empty file');
+    const backend = sampleBackendCpu();
     const imported = must(await certdesk(['import', '--org', DEMO_PRIMARY.id, ndjson, '--json']), 'import');
+    const backendCpuMs = await backend.stop();
     const report = JSON.parse(imported.stdout) as { orders: number; seconds: number; ordersPerSecond: number };
     const check = await verify();
     if (check.orders !== ORDERS || check.counters !== 0) throw new Error(`verification failed: ${check.orders} orders, counter drift ${check.counters}`);
@@ -136,16 +179,27 @@ export async function runImportBenchmark(ORDERS = DEFAULT_ORDERS): Promise<Impor
       }
     })();
     const rate = (n: number) => Math.round(n).toLocaleString('en-US');
+    const nodeUs = (Math.max(0, imported.cpuMs - startup.cpuMs) * 1000) / ORDERS;
+    const backendUs = (backendCpuMs * 1000) / ORDERS;
+    const bound = (us: number) => rate(1e6 / us);
+    const limit =
+      backendUs > 0
+        ? `What limits the rate: the import is a pipeline of two processes, each on its own core, the \`certdesk import\` process (read, parse, validate, render, encode: ${nodeUs.toFixed(1)} µs of CPU per order, so at most ${bound(nodeUs)} orders/s) and its PostgreSQL backend (COPY input, heap and five indexes, two foreign-key checks per row, json/jsonb parsing, the counter trigger, WAL: ${backendUs.toFixed(1)} µs per order, at most ${bound(backendUs)}/s). The busier side, ${nodeUs >= backendUs ? 'the Node process' : 'the database backend'}, sets the pace; together they need ${(nodeUs + backendUs).toFixed(1)} µs of CPU per order from the machine's ${os.cpus().length} cores, shared with PostgreSQL's WAL writer and checkpointer and with anything else running.`
+        : 'The backend CPU could not be read (/proc does not show the database server on this machine).';
     const table = [
-      `\`npm run bench:import\` (bench/import.ts): ${ORDERS.toLocaleString('en-US')} generated orders (${(bytes / 1e6).toFixed(0)} MB of NDJSON, ~${Math.round(bytes / ORDERS)} bytes an order) imported with \`certdesk import\` into a fresh PostgreSQL ${pgVersion} database: one transaction, COPY in segments of 25,000 rows, primary key, four keyset indexes, two foreign keys and the counter trigger in place.`,
+      `\`npm run bench:import\` (bench/import.ts): ${ORDERS.toLocaleString('en-US')} generated orders (${(bytes / 1e6).toFixed(0)} MB of NDJSON, ~${Math.round(bytes / ORDERS)} bytes an order) imported with \`certdesk import\` into a fresh PostgreSQL ${pgVersion} database: one transaction, binary COPY in segments of 25,000 rows, primary key, four keyset indexes, two foreign keys and the counter trigger in place.`,
       '',
       '| Measure | Value | Goal |',
       '|---|---|---|',
       `| Orders imported per second (inside the import, parse + validate + render + COPY + commit) | ${rate(report.ordersPerSecond)} | ≥ 50,000 |`,
       `| Import wall time, whole process (start, migrate check, import, exit) | ${imported.seconds.toFixed(1)} s | |`,
+      `| CPU per order, \`certdesk import\` process (user + system, less the ${(startup.cpuMs / 1000).toFixed(1)} s the same command takes on an empty file) | ${nodeUs.toFixed(1)} µs | |`,
+      `| CPU per order, its PostgreSQL backend | ${backendUs > 0 ? `${backendUs.toFixed(1)} µs` : 'n/a'} | |`,
       `| Peak RSS of the \`certdesk import\` process (VmHWM) | ${Math.round(imported.peakRssKb / 1024)} MB | ≤ 300 MB |`,
       `| NDJSON generation (\`certdesk demo-data --ndjson\`) | ${generated.seconds.toFixed(1)} s, peak RSS ${Math.round(generated.peakRssKb / 1024)} MB | |`,
       `| Rows and order_counters checked after the import | ${rate(check.orders)} rows, counter drift ${check.counters} | exact |`,
+      '',
+      limit,
       '',
       `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')}; the database server runs on the same machine. CLI from ${BUILT ? 'dist/' : 'src/ through tsx'}. Run on ${new Date().toISOString().slice(0, 10)}.`,
     ].join('\n');
