@@ -59,6 +59,29 @@ describe('normalizeTimestamp', () => {
     assert.equal(normalizeTimestamp('2026-01-01 03:41:17.5-01:30'), '2026-01-01T05:11:17.500Z');
   });
 
+  it('takes the shortcut for UTC text only when the long way gives the same text', () => {
+    // UTC text around the edges of the calendar and the clock, with 0 to 7 fraction digits: the shortcut
+    // answers only a real instant in that exact form; the same instant written as +00:00 takes the long way.
+    const digits = (n: number, max: number) => fc.integer({ min: 0, max }).map((v) => String(v).padStart(n, '0'));
+    const text = fc
+      .tuple(digits(4, 9999), digits(2, 13), digits(2, 32), digits(2, 24), digits(2, 60), digits(2, 60), fc.oneof(fc.constant(''), fc.integer({ min: 1, max: 7 }).chain((n) => digits(n, 10 ** n - 1).map((f) => `.${f}`))))
+      .map(([y, mo, d, h, mi, s, f]) => `${y}-${mo}-${d}T${h}:${mi}:${s}${f}Z`);
+    fc.assert(
+      fc.property(text, (value) => {
+        const normalized = normalizeTimestamp(value);
+        const viaOffset = normalizeTimestamp(value.replace(/Z$/, '+00:00'));
+        assert.equal(normalized, viaOffset, `${value}: the shortcut and the long way agree`);
+      }),
+      { numRuns: 5000 },
+    );
+    assert.equal(normalizeTimestamp('2024-02-29T23:59:59.999999Z'), '2024-02-29T23:59:59.999999Z');
+    assert.equal(normalizeTimestamp('2026-01-01T00:00:00.123000Z'), '2026-01-01T00:00:00.123Z');
+    assert.equal(normalizeTimestamp('2026-01-01T24:00:00.000Z'), '2026-01-02T00:00:00.000Z', 'ISO 8601 end of day: the next midnight');
+    for (const bad of ['2025-02-29T00:00:00.000Z', '2026-06-30T23:59:60.000Z', '2026-00-10T00:00:00.000Z']) {
+      assert.equal(normalizeTimestamp(bad), null, bad);
+    }
+  });
+
   it('refuses what is not a real instant', () => {
     for (const bad of ['2026-02-30T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-01T25:00:00Z', '2026-01-01', 'yesterday', '2026-01-01T00:00:00.1234567890Z']) {
       assert.equal(normalizeTimestamp(bad), null, bad);

@@ -30,6 +30,8 @@ export interface OrderRuleViolation {
   message: string;
 }
 
+/** UTC with `Z` and at most six fraction digits: nothing to shift or round, only digits to pad. */
+const UTC_MICROS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 const MICROS_PER_SECOND = 1_000_000n;
 
@@ -40,6 +42,24 @@ const MICROS_PER_SECOND = 1_000_000n;
  * below the microsecond are rounded. Null when the text is not a real instant.
  */
 export function normalizeTimestamp(value: string): string | null {
+  // Most timestamps arrive in UTC at microsecond precision or coarser (every document certdesk writes,
+  // most imports): one check that the wall clock is a real instant in that exact form (no Feb 30, no
+  // 24:00, no leap second) and the digits padded, instead of the arithmetic of normalizeAny. Years
+  // 0000-0099 take the long way, which refuses them (as it always has).
+  const utc = UTC_MICROS.exec(value);
+  if (utc && !value.startsWith('00')) {
+    const wall = utc[1]!;
+    const ms = Date.parse(`${wall}Z`);
+    if (!Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === wall) {
+      const digits = (utc[2] ?? '').padEnd(6, '0');
+      return `${wall}.${digits.endsWith('000') ? digits.slice(0, 3) : digits}Z`;
+    }
+  }
+  return normalizeAny(value);
+}
+
+/** normalizeTimestamp for any RFC 3339 form: offsets, lower case, 0 to 9 fraction digits. */
+function normalizeAny(value: string): string | null {
   const m = RFC3339.exec(value);
   if (!m) return null;
   const [, year, month, day, hour, minute, second, fraction = '', zone] = m as unknown as [string, string, string, string, string, string, string, string | undefined, string];
