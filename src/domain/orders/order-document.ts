@@ -31,7 +31,22 @@ export interface OrderRuleViolation {
 }
 
 /** UTC with `Z` and at most six fraction digits: nothing to shift or round, only digits to pad. */
-const UTC_MICROS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/;
+const UTC_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+
+/** The `YYYY-MM-DDTHH:MM:SS` of a UTC_MICROS text names a real second of the years 0100-9999. */
+function isRealUtcWallClock(value: string): boolean {
+  const num = (at: number, length: number) => {
+    let n = 0;
+    for (let i = at; i < at + length; i++) n = n * 10 + value.charCodeAt(i) - 48;
+    return n;
+  };
+  const year = num(0, 4);
+  const month = num(5, 2);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  const day = num(8, 2);
+  return year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= days && num(11, 2) <= 23 && num(14, 2) <= 59 && num(17, 2) <= 59;
+}
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 const MICROS_PER_SECOND = 1_000_000n;
 
@@ -43,17 +58,12 @@ const MICROS_PER_SECOND = 1_000_000n;
  */
 export function normalizeTimestamp(value: string): string | null {
   // Most timestamps arrive in UTC at microsecond precision or coarser (every document certdesk writes,
-  // most imports): one check that the wall clock is a real instant in that exact form (no Feb 30, no
-  // 24:00, no leap second) and the digits padded, instead of the arithmetic of normalizeAny. Years
-  // 0000-0099 take the long way, which refuses them (as it always has).
-  const utc = UTC_MICROS.exec(value);
-  if (utc && !value.startsWith('00')) {
-    const wall = utc[1]!;
-    const ms = Date.parse(`${wall}Z`);
-    if (!Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 19) === wall) {
-      const digits = (utc[2] ?? '').padEnd(6, '0');
-      return `${wall}.${digits.endsWith('000') ? digits.slice(0, 3) : digits}Z`;
-    }
+  // most imports): a range check of the wall clock (no Feb 30, no 24:00, no leap second) and the digits
+  // padded, instead of the arithmetic of normalizeAny. Years 0000-0099 take the long way, which refuses
+  // them (as it always has).
+  if (UTC_MICROS.test(value) && isRealUtcWallClock(value)) {
+    const digits = value.slice(20, -1).padEnd(6, '0');
+    return `${value.slice(0, 19)}.${digits.endsWith('000') ? digits.slice(0, 3) : digits}Z`;
   }
   return normalizeAny(value);
 }
