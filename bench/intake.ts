@@ -25,7 +25,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +37,7 @@ import { SCOPES } from '../src/contract/schemas.js';
 import { createApiClient } from '../src/domain/api-clients/index.js';
 import { openTestPostgres } from '../test/helpers/database.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
-import { cpuMsOf, memoryOf, processTree, servingUrl, stopChild } from './server-process.js';
+import { cpuMsOf, memoryOf, postgresBackends, processTree, servingUrl, stopChild } from './server-process.js';
 
 /** autocannon's options this script uses beyond bench/autocannon.d.ts. */
 interface AutocannonRequest {
@@ -148,21 +148,6 @@ async function uploadMany(baseUrl: string, bearer: string, pngs: Buffer[], count
     }),
   );
   return ids;
-}
-
-/** PostgreSQL backends connected to `database` (the server's pool); empty when /proc does not show them. */
-function postgresBackends(database: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmd.startsWith('postgres: ') && cmd.includes(` ${database} `)) pids.push(Number(entry));
-    } catch {
-      // exited, or not ours to read
-    }
-  }
-  return pids;
 }
 
 interface Measurement {

@@ -32,7 +32,7 @@ import { openDatabase, type DatabaseHandle } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
-import { cpuMsOf, memoryOf, processTree, servingUrl, stopChild } from './server-process.js';
+import { cpuMsOf, memoryOf, postgresBackends, processTree, servingUrl, stopChild } from './server-process.js';
 import { runImportBenchmark, type ImportFigures } from './import.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -55,6 +55,7 @@ const count = (v: string | undefined, fallback: number) => (v === undefined ? fa
 const BIG_ORDERS = count(FLAGS.orders, 1_000_000);
 // Each order count has a database of its own, so a quick run never reloads the full one.
 const DATABASE_URL = process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/certdesk_bench${BIG_ORDERS === 1_000_000 ? '' : `_${BIG_ORDERS}`}`;
+const DATABASE_NAME = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const CONNECTIONS = 32;
 const DURATION = count(FLAGS.duration ?? process.env.BENCH_DURATION, 10);
 const ROUNDS = count(FLAGS.rounds ?? process.env.BENCH_ROUNDS, 3);
@@ -273,6 +274,8 @@ interface Measurement {
   errors: number;
   /** Server CPU time per request: unlike req/s, barely moved by other work on the machine. */
   cpuMsPerRequest: number;
+  /** CPU time of the benchmark database's PostgreSQL backends per request (the server's pool). */
+  pgCpuMsPerRequest: number;
   /** Size of one response body, in KB. */
   bodyKb: number;
 }
@@ -290,13 +293,18 @@ async function measure(name: string, url: string, token: string, server: Server,
   // The server is the primary and its workers: CPU is their sum, memory the largest single process.
   const pids = processTree(server.child.pid!);
   const cpuOf = () => pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
+  // The backends of the server's pools, open after the warm-up (pools open connections on demand).
+  const backends = postgresBackends(DATABASE_NAME);
+  const pgCpuOf = () => backends.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
   const cpuBefore = cpuOf();
+  const pgCpuBefore = pgCpuOf();
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
   const cpuMsPerRequest = (cpuOf() - cpuBefore) / Math.max(1, r.requests.total);
+  const pgCpuMsPerRequest = backends.length ? (pgCpuOf() - pgCpuBefore) / Math.max(1, r.requests.total) : NaN;
   const mems = pids.map(memoryOf);
   const mem = { rss: Math.max(...mems.map((m) => m.rss)), hwm: Math.max(...mems.map((m) => m.hwm)) };
-  const m = { name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, rssMb: mem.rss, hwmMb: mem.hwm, errors: r.errors + r.non2xx + r.timeouts, cpuMsPerRequest, bodyKb };
-  log(`${name}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, RSS ${m.rssMb.toFixed(0)} MB (peak ${m.hwmMb.toFixed(0)} MB), errors ${m.errors}, server CPU ${m.cpuMsPerRequest.toFixed(2)} ms/request`);
+  const m = { name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, rssMb: mem.rss, hwmMb: mem.hwm, errors: r.errors + r.non2xx + r.timeouts, cpuMsPerRequest, pgCpuMsPerRequest, bodyKb };
+  log(`${name}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, RSS ${m.rssMb.toFixed(0)} MB (peak ${m.hwmMb.toFixed(0)} MB), errors ${m.errors}, server CPU ${m.cpuMsPerRequest.toFixed(2)} ms/request, PostgreSQL CPU ${m.pgCpuMsPerRequest.toFixed(2)} ms/request`);
   return m;
 }
 
@@ -317,7 +325,7 @@ function pgbench(organizationId: string): Measurement {
   rmSync(logDir, { recursive: true, force: true });
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  const m = { name: 'pgbench: bare keyset SELECT of (a)', requestsPerSecond: tps, p50: pct(50), p99: pct(99), rssMb: NaN, hwmMb: NaN, errors: 0, cpuMsPerRequest: NaN, bodyKb: NaN };
+  const m = { name: 'pgbench: bare keyset SELECT of (a)', requestsPerSecond: tps, p50: pct(50), p99: pct(99), rssMb: NaN, hwmMb: NaN, errors: 0, cpuMsPerRequest: NaN, pgCpuMsPerRequest: NaN, bodyKb: NaN };
   log(`${m.name}: ${tps.toFixed(0)} tps, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms`);
   return m;
 }
@@ -337,6 +345,7 @@ function medianOf(runs: Measurement[]): Measurement {
     hwmMb: Math.max(...runs.map((r) => r.hwmMb)),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest)),
+    pgCpuMsPerRequest: median(runs.map((r) => r.pgCpuMsPerRequest)),
     bodyKb: median(runs.map((r) => r.bodyKb)),
   };
 }
@@ -345,7 +354,7 @@ function report(results: Record<string, Measurement>, imported: ImportFigures | 
   const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
   const rows = Object.values(results).map(
     (m) =>
-      `| ${m.name} | ${f(m.requestsPerSecond)} | ${f(m.p50, 1)} | ${f(m.p99, 1)} | ${Number.isFinite(m.rssMb) ? `${f(m.rssMb)} (peak ${f(m.hwmMb)})` : '—'} | ${f(m.cpuMsPerRequest, 2)} |`,
+      `| ${m.name} | ${f(m.requestsPerSecond)} | ${f(m.p50, 1)} | ${f(m.p99, 1)} | ${Number.isFinite(m.rssMb) ? `${f(m.rssMb)} (peak ${f(m.hwmMb)})` : '—'} | ${f(m.cpuMsPerRequest, 2)} | ${f(m.pgCpuMsPerRequest, 2)} |`,
   );
   const { a, b, c, d1, d2, pgb } = results as Record<'a' | 'b' | 'c' | 'd1' | 'd2' | 'pgb', Measurement>;
   const peak = Math.max(...Object.values(results).map((m) => (Number.isFinite(m.hwmMb) ? m.hwmMb : 0)));
@@ -370,8 +379,8 @@ function report(results: Record<string, Measurement>, imported: ImportFigures | 
       `${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up, ${ROUNDS} rounds of all scenarios; each figure is the median over the rounds (peak RSS: the maximum). Organization of ${N(BIG_ORDERS)} orders (4 projects, personal orders), ` +
       'caller = organization administrator, `project_id=All Projects`.',
     '',
-    '| Scenario | req/s | p50 ms | p99 ms | server RSS MB per process | server CPU ms/req |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| Scenario | req/s | p50 ms | p99 ms | server RSS MB per process | server CPU ms/req | PostgreSQL CPU ms/req |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     '| Goal | Result |',
@@ -387,11 +396,14 @@ function report(results: Record<string, Measurement>, imported: ImportFigures | 
     goal(peak <= 300, `server RSS ≤ 300 MB per process (peak ${f(peak)} MB)`),
     ...importGoals,
     '',
-    `Reading the figures: the body of (a) is ${f(a.bodyKb)} KB (200 full orders), (c) ${f(c.bodyKb)} KB. The server spends ` +
-      `${f(a.cpuMsPerRequest, 2)} ms of CPU per (a) request (reading 201 rows from the driver, splicing, presigning, writing the ` +
-      `body), so the server tops out near ${f((1000 / a.cpuMsPerRequest) * os.cpus().length)} req/s for (a) with every core to itself; pgbench's rate counts ` +
-      'rows that never leave PostgreSQL\'s C code for JSON and HTTP, and with 2 CPUs the server, PostgreSQL and autocannon compete ' +
-      'for the same cores. Server CPU per request is the figure other load barely moves; req/s and latencies swing with it.',
+    `Reading the figures: the body of (a) is ${f(a.bodyKb)} KB (200 full orders with their presigned URLs), (c) ${f(c.bodyKb)} KB. ` +
+      `One (a) request costs ${f(a.cpuMsPerRequest, 2)} ms of server CPU (receiving 201 assembled orders from the driver, resolving ` +
+      `their marks and presigned URLs, encoding and writing the body, and the garbage of all that) and ${f(a.pgCpuMsPerRequest, 2)} ms of ` +
+      `PostgreSQL CPU (the page, the visible projects and the counters). With ${os.cpus().length} CPUs and nothing else running, that caps (a) near ` +
+      `${f((1000 * os.cpus().length) / (a.cpuMsPerRequest + a.pgCpuMsPerRequest))} req/s before the load generator takes its share; ` +
+      `half of pgbench's rate would be ${f(pgb.requestsPerSecond / 2)} req/s, which leaves ${f((1000 * os.cpus().length) / (pgb.requestsPerSecond / 2) - a.pgCpuMsPerRequest, 2)} ms ` +
+      'of CPU per request for the server on this machine. pgbench\'s rate counts rows that never leave PostgreSQL\'s C code for JSON and HTTP. ' +
+      'CPU per request is the figure other load moves least; req/s and latencies swing with it.',
     '',
     `Errors or non-2xx answers during the runs: ${Object.values(results).reduce((n, m) => n + m.errors, 0)}. (c) returns previews, so it moves fewer bytes than (a). ` +
       `Load average when the benchmark started (1/5/15 min): ${INITIAL_LOAD.map((l) => l.toFixed(1)).join(' / ')}; ` +

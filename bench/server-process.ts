@@ -62,3 +62,18 @@ export function memoryOf(pid: number): { rss: number; hwm: number } {
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
+
+/** PostgreSQL backends connected to `database` (the server's pool); empty when /proc does not show them. */
+export function postgresBackends(database: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmd.startsWith('postgres: ') && cmd.includes(` ${database} `)) pids.push(Number(entry));
+    } catch {
+      // exited, or not ours to read
+    }
+  }
+  return pids;
+}
