@@ -147,7 +147,9 @@ describeOnEachDatabase('NDJSON order import', (getDb, target) => {
     assert.equal(await orderCount(), before + 40);
   });
 
-  it('names the line of an order whose project was deleted during the import (foreign key, checked per segment)', { skip: target.name !== 'postgres' && 'PGlite has one connection: nothing can delete a project while the import holds it' }, async () => {
+  // PostgreSQL only: PGlite has one connection, so nothing can delete a project while an import holds it.
+  const onServer = target.name === 'postgres' ? it : () => undefined;
+  onServer('names the line of an order whose project was deleted during the import (foreign key, checked per segment)', async () => {
     const before = await orderCount();
     const countersBefore = await counterSum();
     const projectId = '0a0a0a0a-0000-4000-8000-0000000000f1';
@@ -157,7 +159,8 @@ describeOnEachDatabase('NDJSON order import', (getDb, target) => {
     for (const i of [280, 289]) lines[i] = JSON.stringify({ ...JSON.parse(lines[i]!), project_id: projectId });
     const input = Readable.from((async function* () {
       yield `${lines.slice(0, 250).join('\n')}\n`;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The import loaded the organization's project ids before it read a line, so only the foreign key
+      // at the end of a segment can notice the project is gone.
       await getDb().db.deleteFrom('projects').where('id', '=', projectId).execute();
       yield `${lines.slice(250).join('\n')}\n`;
     })());
