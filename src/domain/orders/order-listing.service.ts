@@ -128,7 +128,8 @@ export const ITEMS_PER_CHUNK = 32;
 /**
  * The page's items as JSON text, comma-separated, in chunks of `itemsPerChunk`, with every mark resolved
  * in one pass over each item found with indexOf (a character search): each document's closing brace is
- * dropped at its splice mark, and each preview key and layers mark becomes its (cached) presigned URLs.
+ * dropped at its splice mark, each project mark becomes the project as the caller sees it, and each
+ * preview key and layers mark becomes its (cached) presigned URLs.
  */
 function resolveItems(
   ctx: OrdersContext,
