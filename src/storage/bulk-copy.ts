@@ -1,8 +1,8 @@
 /**
  * Bulk writes with PostgreSQL's `COPY ... FROM STDIN`, all or nothing: one transaction, the rows split into
  * segments of `rowsPerSegment` rows (one COPY statement each), encoded in binary COPY format
- * (copy-binary.ts) when the column types are given, else in text format (copy-text.ts), and written in
- * ~1 MB chunks with backpressure, so memory stays flat however many rows there are.
+ * (copy-binary.ts) and written in ~1 MB chunks with backpressure, so memory stays flat however many rows
+ * there are.
  *
  * Segments keep each statement's trigger transition table small enough to stay in memory: one COPY of a
  * million rows spills it to disk and then aggregates it all at the end.
@@ -22,7 +22,6 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import { BinaryCopyEncoder, type CopyColumnType } from './copy-binary.js';
-import { copyRow } from './copy-text.js';
 import type { DatabaseHandle } from './database.js';
 
 /** Encoded bytes handed to the COPY stream at once. */
@@ -33,13 +32,13 @@ const STREAM_HIGH_WATER = 8 * 1024 * 1024;
 const HELD_BYTES = 48 * 1024 * 1024;
 
 export interface BulkCopyOptions {
-  /** The statement in text format, e.g. `COPY orders (a, b) FROM STDIN`; binary adds `WITH (FORMAT binary)`. */
+  /** The statement without its format, e.g. `COPY orders (a, b) FROM STDIN`; `WITH (FORMAT binary)` is added. */
   sql: string;
   rowsPerSegment: number;
   /** `SET LOCAL work_mem` for the transaction (e.g. '64MB'), so trigger transition tables stay in memory. */
   workMem?: string;
-  /** The type of each column, in the statement's order: rows go in binary COPY format. Without: text format. */
-  columnTypes?: readonly CopyColumnType[];
+  /** The type of each column, in the statement's order. */
+  columnTypes: readonly CopyColumnType[];
 }
 
 export type CopyValues = ReadonlyArray<string | null>;
@@ -90,46 +89,6 @@ function copyLineOf(err: unknown): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** Rows to COPY data: binary (header once per statement, trailer at its end) or text. */
-interface SegmentEncoder {
-  readonly header: Buffer | null;
-  readonly trailer: Buffer | null;
-  row(values: CopyValues): void;
-  /** Bytes encoded since the last take. */
-  readonly pending: number;
-  take(): Buffer | string | null;
-}
-
-class TextSegmentEncoder implements SegmentEncoder {
-  readonly header = null;
-  readonly trailer = null;
-  private text = '';
-  row(values: CopyValues): void {
-    this.text += copyRow(values);
-  }
-  get pending(): number {
-    return this.text.length;
-  }
-  take(): string | null {
-    const text = this.text;
-    this.text = '';
-    return text === '' ? null : text;
-  }
-}
-
-function binaryEncoder(columnTypes: readonly CopyColumnType[]): SegmentEncoder {
-  const encoder = new BinaryCopyEncoder(columnTypes, CHUNK_BYTES);
-  return {
-    header: BinaryCopyEncoder.header,
-    trailer: BinaryCopyEncoder.trailer,
-    row: (values) => encoder.row(values),
-    get pending() {
-      return encoder.pending;
-    },
-    take: () => encoder.take(),
-  };
-}
-
 interface Segment {
   /** 0-based index over all rows of the segment's first row. */
   firstRow: number;
@@ -146,8 +105,8 @@ interface Segment {
  */
 export async function copyRowsInTransaction(handle: DatabaseHandle, batches: AsyncIterable<ReadonlyArray<CopyValues>>, options: BulkCopyOptions): Promise<number> {
   if (!supportsBulkCopy(handle)) throw new Error('COPY needs a PostgreSQL server (DATABASE_URL)');
-  const sql = options.columnTypes ? `${options.sql} WITH (FORMAT binary)` : options.sql;
-  const encoder: SegmentEncoder = options.columnTypes ? binaryEncoder(options.columnTypes) : new TextSegmentEncoder();
+  const sql = `${options.sql} WITH (FORMAT binary)`;
+  const encoder = new BinaryCopyEncoder(options.columnTypes, CHUNK_BYTES);
   const client = await handle.pgPool!.connect();
   let broken = false;
   let written = 0;
@@ -156,7 +115,7 @@ export async function copyRowsInTransaction(handle: DatabaseHandle, batches: Asy
   let current: Segment | null = null;
   let completing: { segment: Segment; done: Promise<void>; settled: boolean } | null = null;
   // Chunks of the current segment encoded while the previous one completes on the server.
-  let held: Array<Buffer | string> = [];
+  let held: Buffer[] = [];
   let heldBytes = 0;
   let nextFirstRow = 0;
   // The segment whose server error is being reported.
@@ -165,7 +124,7 @@ export async function copyRowsInTransaction(handle: DatabaseHandle, batches: Asy
   const open = (): Segment => {
     const segment: Segment = { firstRow: nextFirstRow, stream: client.query(copyFrom(sql, { highWaterMark: STREAM_HIGH_WATER })), error: null };
     segment.stream.on('error', (err) => (segment.error ??= err));
-    if (encoder.header) segment.stream.write(encoder.header);
+    segment.stream.write(BinaryCopyEncoder.header);
     return segment;
   };
   /** Reports the server's refusal of `segment` (its stream's error, else the error at hand). */
@@ -188,7 +147,7 @@ export async function copyRowsInTransaction(handle: DatabaseHandle, batches: Asy
     current = segment;
     return segment;
   };
-  const send = async (chunk: Buffer | string): Promise<void> => {
+  const send = async (chunk: Buffer): Promise<void> => {
     if (current === null && completing !== null && !completing.settled && heldBytes + chunk.length <= HELD_BYTES) {
       held.push(chunk);
       heldBytes += chunk.length;
@@ -208,7 +167,7 @@ export async function copyRowsInTransaction(handle: DatabaseHandle, batches: Asy
     if (final && current === null && rowsInSegment === 0 && encoder.pending === 0) return;
     await flush();
     const segment = current ?? (await openAfterCompleting());
-    if (encoder.trailer) segment.stream.write(encoder.trailer);
+    segment.stream.write(BinaryCopyEncoder.trailer);
     segment.stream.end();
     const state = { segment, done: finished(segment.stream), settled: false };
     state.done.then(

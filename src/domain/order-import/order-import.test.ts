@@ -6,7 +6,6 @@ import { describeOnEachDatabase } from '../../../test/helpers/database.js';
 import { temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
 import { buildDemoSeed, DEMO_ORGANIZATIONS, DEMO_PRIMARY, writeNdjsonOrders } from '../../demo/index.js';
 import { recountOrderCounters } from '../orders/order.repository.js';
-import { copyField, copyRow } from '../../storage/copy-text.js';
 import { ImportError, importOrders } from './order-import.js';
 import { loadSeed } from '../seed/seed.js';
 
@@ -32,15 +31,6 @@ async function expectImportError(promise: Promise<unknown>, message: RegExp): Pr
     return true;
   });
 }
-
-describe('COPY text encoding', () => {
-  it('escapes backslash, tab, newline and carriage return, and writes NULL as \\N', () => {
-    assert.equal(copyField('plain'), 'plain');
-    assert.equal(copyField('a\\b\tc\nd\re'), 'a\\\\b\\tc\\nd\\re');
-    assert.equal(copyField(null), '\\N');
-    assert.equal(copyRow(['{"a":"x\\"y"}', null, 'z']), '{"a":"x\\\\"y"}\t\\N\tz\n');
-  });
-});
 
 describeOnEachDatabase('NDJSON order import', (getDb, target) => {
   const orderCount = async () => Number((await getDb().db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
