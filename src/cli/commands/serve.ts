@@ -8,6 +8,7 @@ import { loadSeed, type SeedReport } from '../../domain/seed/seed.js';
 import { openObjectStorage } from '../../storage/object-storage/index.js';
 import { isClusterWorker, reportListening, runClusterPrimary, workerCount } from '../../cluster/serve-cluster.js';
 import { stopOnSignals } from '../stop-on-signals.js';
+import { limitHeapGrowth } from '../../app/heap-growth.js';
 
 /** What `serve --demo` prints once listening: where to go and which demo credentials to use. */
 function demoBanner(baseUrl: string, report: SeedReport): string {
@@ -44,6 +45,7 @@ export function registerServe(program: Command): void {
     .option('--demo', 'load the demo organizations, users, API clients and orders first (idempotent) and print demo credentials; local use only')
     .option('--workers <n>', 'worker processes sharing the port (default: the number of CPUs; always 1 with the embedded database)', parseWorkers)
     .action(async (opts: { demo?: boolean; workers?: number }, command: Command) => {
+      limitHeapGrowth();
       const config = configFrom(command);
       if (opts.demo && config.env === 'production') throw new UsageError('serve --demo loads public demo credentials and is refused when CERTDESK_ENV=production');
       const worker = isClusterWorker();

@@ -2,12 +2,14 @@ import type { Command } from 'commander';
 import { createServices } from '../../app/services.js';
 import { migrate } from '../../storage/migrate.js';
 import { configFrom, openConfiguredDatabase } from '../context.js';
+import { limitHeapGrowth } from '../../app/heap-growth.js';
 
 export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description('run background jobs (order analysis, cleanup) without serving HTTP; any number may run beside `serve`')
     .action(async (_opts: unknown, command: Command) => {
+      limitHeapGrowth();
       const config = configFrom(command);
       const database = await openConfiguredDatabase(config);
       try {
