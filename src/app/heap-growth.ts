@@ -6,11 +6,12 @@
  * about half a megabyte that lives only for its request, and under load much of it is promoted before it
  * dies, so a worker with ~35 MB of live heap let its heap reach ~170 MB between full collections: a
  * third of its resident memory was garbage waiting for a collection. A factor of 2 halves that headroom.
- * Measured (20 s of `limit=200` full pages, 32 connections, `serve --workers 2`): peak RSS per worker
- * 256–271 MB → 196–201 MB, server CPU per request unchanged within the run-to-run noise (full
- * collections of a ~35 MB live heap take 5–15 ms; there are about twice as many). It is a growing factor,
- * not a cap: a process that needs a large heap (an analysis of a big layered file) still gets it, only
- * collected sooner.
+ * Measured (10-20 s of `limit=200` full pages, 32 connections, `serve --workers 2`, alternating runs):
+ * peak RSS per worker 253-271 MB → 186-201 MB, for about 10 % more server CPU per request (twice as many
+ * full collections, 5-15 ms each); a factor of 3 gave 223-234 MB at no measurable cost. The service's
+ * memory goal is 300 MB per process through every benchmark scenario (the default peaked at ~400 MB there,
+ * a factor of 2 at 257 MB), hence 2. It is a growing factor, not a cap: a process that needs a large heap
+ * (an analysis of a big layered file) still gets it, only collected sooner.
  *
  * A caps-only alternative, --max-old-space-size, does not work here: V8 then shrinks its growing factor
  * toward 1.1 and ran a full collection every ~100 ms, +60 % CPU per request.
