@@ -3,7 +3,7 @@ export { ObjectExistsError, ObjectSizeMismatchError } from './object-storage.js'
 export { LocalDirectoryStorage } from './local-directory-storage.js';
 export { S3ObjectStorage, parseS3Url } from './s3-storage.js';
 export { HmacUploadPresigner, type PresignedUpload, type PresignUploadRequest, type UploadPresigner } from './upload-signing.js';
-export { isKeyOfOrganization, isValidObjectKey, OBJECT_KEY_PATTERN, organizationKeyPrefix } from './object-key.js';
+export { isKeyOfOrganization, isValidObjectKey, keyOwnershipCheck, OBJECT_KEY_PATTERN, organizationKeyPrefix } from './object-key.js';
 
 import type { Config } from '../../config.js';
 import { LocalDirectoryStorage } from './local-directory-storage.js';

@@ -3,10 +3,19 @@
  * map onto a local directory (no absolute paths, no `..`, no hidden files) and onto S3 unchanged.
  */
 export const OBJECT_KEY_PATTERN = '^(?!.*(?:^|/)\\.)(?!.*//)[A-Za-z0-9_][A-Za-z0-9._/-]{0,511}(?<!/)$';
-const objectKeyRegex = new RegExp(OBJECT_KEY_PATTERN);
 
+/** OBJECT_KEY_PATTERN's characters and length, without its lookarounds (checked below as substrings). */
+const KEY_CHARACTERS = /^[A-Za-z0-9_][A-Za-z0-9._/-]*$/;
+const MAX_KEY_LENGTH = 512;
+
+/**
+ * Whether `key` matches OBJECT_KEY_PATTERN (the schemas' rule; a property test holds the two equal).
+ * The listing checks every preview and layer key of a page, 400 for a page of 200 orders: the pattern's
+ * lookarounds scan each key three times and cost a page ~70 µs, this ~30 µs. A hidden segment is a
+ * `/.` (the first character is never a dot), an empty one a `//` or a trailing slash.
+ */
 export function isValidObjectKey(key: string): boolean {
-  return objectKeyRegex.test(key);
+  return key.length <= MAX_KEY_LENGTH && KEY_CHARACTERS.test(key) && !key.includes('/.') && !key.includes('//') && !key.endsWith('/');
 }
 
 /**
@@ -21,5 +30,11 @@ export function organizationKeyPrefix(organizationId: string): string {
 
 /** Whether `key` is a valid key under the organization's prefix. */
 export function isKeyOfOrganization(key: string, organizationId: string): boolean {
-  return key.startsWith(organizationKeyPrefix(organizationId)) && isValidObjectKey(key);
+  return keyOwnershipCheck(organizationId)(key);
+}
+
+/** isKeyOfOrganization for one organization, its prefix computed once (the listing asks for every key of a page). */
+export function keyOwnershipCheck(organizationId: string): (key: string) => boolean {
+  const prefix = organizationKeyPrefix(organizationId);
+  return (key) => key.startsWith(prefix) && isValidObjectKey(key);
 }
