@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { DatabaseAvailability, DatabaseUnavailableError } from './database-availability.js';
-import { MonitoredPgPool } from './monitored-pg-pool.js';
+import { MAX_PREPARED_STATEMENTS, MonitoredPgPool } from './monitored-pg-pool.js';
 import { PGlitePool } from './pglite-pool.js';
 import { ownEmbeddedDirectory } from './embedded/embedded-owner.js';
 import type { OwnerRole } from './embedded/data-dir-lock.js';
@@ -48,6 +48,12 @@ export interface OpenDatabaseOptions {
   /** PGlite directory; null opens an in-memory PGlite (tests). */
   pgliteDir: string | null;
   poolSize?: number;
+  /**
+   * Server only: run parameterized statements as named prepared statements (default true). Off for
+   * PGlite shared by `serve` over its socket, which runs every client in its one session: the names of
+   * two processes would collide there.
+   */
+  preparedStatements?: boolean;
   /** Embedded only: who opens the directory (default `command`); `serve` also shares it over a unix socket. */
   owner?: OwnerRole;
 }
@@ -71,16 +77,16 @@ export function redactUrl(url: string): string {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return openServer(options.databaseUrl, options.poolSize ?? 10);
+  if (options.databaseUrl) return openServer(options.databaseUrl, options.poolSize ?? 10, options.preparedStatements ?? true);
   const dir = options.pgliteDir;
   // One process per directory, or writes are lost: see embedded/embedded-owner.ts.
   return dir ? ownEmbeddedDirectory(dir, options.owner ?? 'command', () => openEmbedded(dir)) : openEmbedded(null);
 }
 
-async function openServer(databaseUrl: string, poolSize: number): Promise<DatabaseHandle> {
+async function openServer(databaseUrl: string, poolSize: number, preparedStatements: boolean): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5000 });
   const availability = new DatabaseAvailability({ probe: () => pool.query('SELECT 1') });
-  const monitored = new MonitoredPgPool(pool, availability);
+  const monitored = new MonitoredPgPool(pool, availability, preparedStatements ? MAX_PREPARED_STATEMENTS : 0);
   const description = `PostgreSQL ${redactUrl(databaseUrl)}`;
   try {
     const client = await pool.connect();

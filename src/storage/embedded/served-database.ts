@@ -14,7 +14,8 @@ export async function openThroughServer(directory: string, owner: DataDirOwner &
   const url = `postgres://postgres@/template1?host=${encodeURIComponent(owner.socketDir)}&port=${SOCKET_PORT}`;
   let handle: DatabaseHandle;
   try {
-    handle = await openDatabase({ databaseUrl: url, pgliteDir: null, poolSize: 1 });
+    // No prepared statements: the server runs every client in PGlite's one session, where names collide.
+    handle = await openDatabase({ databaseUrl: url, pgliteDir: null, poolSize: 1, preparedStatements: false });
   } catch (err) {
     throw new ServerNotReachableError((err as Error).message);
   }
