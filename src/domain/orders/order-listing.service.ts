@@ -5,7 +5,7 @@
  */
 import type { LayerInfoT, OrderProjectT, OrderStatsT } from '../../contract/schemas.js';
 import type { PageTokenBinding } from '../../storage/page-token.js';
-import { isKeyOfOrganization } from '../../storage/object-storage/object-key.js';
+import { isKeyOfOrganization, keyOwnershipCheck } from '../../storage/object-storage/object-key.js';
 import type { Principal } from '../principal.js';
 import { fetchOrderPage, fetchOrderPageItems, sumOrderCounters, type OrderPageRow } from './order-listing.repository.js';
 import { orderItemsEnvelope } from './order-response.js';
@@ -140,10 +140,10 @@ function resolveItems(
   itemsPerChunk: number,
 ): string[] {
   // The same rule as toListedOrder: a key outside the organization's prefix gets no URL.
-  const own = (key: string) => isKeyOfOrganization(key, organizationId);
+  const own = keyOwnershipCheck(organizationId);
   const previewUrl = (keyJson: string) => {
     const key = keyJson.includes('\\') ? (JSON.parse(keyJson) as string) : keyJson.slice(1, -1);
-    return own(key) ? JSON.stringify(ctx.presigner.presign(key, now)) : 'null';
+    return own(key) ? ctx.presigner.presignJson(key, now) : 'null';
   };
   const layersInfo = (layersJson: string) => {
     const layers = (JSON.parse(layersJson) as Array<{ layer_name: string; key: string }>).filter((l) => own(l.key));

@@ -62,4 +62,14 @@ describe('HmacUrlPresigner', () => {
     assert.equal(Number(next.expires), base + 60 + 900);
     assert.equal(p.verify(keys.at(-1)!, next.expires, next.signature, base + 60), 'ok');
   });
+
+  it('presignJson is the URL as a JSON string, from the same cache entry and window', () => {
+    const p = new HmacUrlPresigner(key, 'https://x', 900);
+    const base = 1_800_000_000 - (1_800_000_000 % 60);
+    for (const k of ['previews/a b.png', 'previews/é"\\.png', 'k.png']) {
+      assert.equal(p.presignJson(k, base), JSON.stringify(p.presign(k, base)));
+      assert.equal(JSON.parse(p.presignJson(k, base + 59)), p.presign(k, base), 'same window');
+      assert.equal(JSON.parse(p.presignJson(k, base + 60)), p.presign(k, base + 60), 'next window');
+    }
+  });
 });
