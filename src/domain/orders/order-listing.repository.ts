@@ -4,6 +4,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { ORDER_STATES, STATE_COUNTERS, type OrderStatsT } from '../../contract/schemas.js';
+import { arrayLiteral } from '../../storage/array-literal.js';
 import type { Executor } from '../../storage/database.js';
 import type { KeysetCursor } from '../../storage/page-token.js';
 import type { StoredLayer } from '../../storage/schema.js';
@@ -61,7 +62,7 @@ function pageQuery<Row>(scope: OrderScope, cols: RawBuilder<unknown>, outer: Raw
       // One short index scan per visible project and one for the caller's personal orders, merged: the cost
       // follows the page size, not the size of the organization.
       return sql`SELECT ${outer} FROM (
-          SELECT x.* FROM unnest(${`{${scope.projectIds.join(',')}}`}::uuid[]) AS p(id)
+          SELECT x.* FROM unnest(${arrayLiteral(scope.projectIds)}::uuid[]) AS p(id)
           CROSS JOIN LATERAL (
             SELECT ${cols}, o.creation_time FROM orders o
             WHERE o.project_id = p.id AND ${org} AND ${after} ${ORDER} LIMIT ${limit}) x
@@ -166,7 +167,7 @@ export async function sumOrderCounters(db: Executor, scope: OrderScope): Promise
       where = sql`${org} AND c.scope_key = ${`project:${scope.projectId}`}::text`;
       break;
     case 'member':
-      where = sql`${org} AND (c.project_id = ANY(${`{${scope.projectIds.join(',')}}`}::uuid[]) OR c.scope_key = ${`personal:${scope.ownerKey}`}::text)`;
+      where = sql`${org} AND (c.project_id = ANY(${arrayLiteral(scope.projectIds)}::uuid[]) OR c.scope_key = ${`personal:${scope.ownerKey}`}::text)`;
       break;
   }
   const result = await sql<{ order_state: string; n: number }>`

@@ -2,7 +2,9 @@
  * Project reads: a project with its organization's thresholds, and project members. Visibility is the
  * service's rule; the queries only take the filter it asks for.
  */
+import { sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
+import { arrayLiteral } from '../../storage/array-literal.js';
 import type { ProjectRole } from '../../storage/schema.js';
 
 export interface ProjectRow {
@@ -62,7 +64,9 @@ export async function findProjectMembers(db: Executor, projectIds: readonly stri
     .selectFrom('project_members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['m.project_id', 'u.email', 'u.email_key', 'm.role'])
-    .where('m.project_id', 'in', [...projectIds])
+    // One array parameter, not an IN list: the statement's text stays the same for any number of projects,
+    // so it is prepared once (storage/monitored-pg-pool.ts).
+    .where(sql<boolean>`m.project_id = ANY(${arrayLiteral(projectIds)}::uuid[])`)
     .execute();
 }
 
@@ -87,6 +91,11 @@ export async function listProjectRecords(db: Executor, organizationId: string): 
 /** Which of `ids` (lower-case UUIDs) are projects of the organization. */
 export async function existingProjectIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('projects').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where(sql<boolean>`id = ANY(${arrayLiteral(ids)}::uuid[])`)
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
