@@ -20,9 +20,27 @@ export interface TestS3Server {
 
 export const TEST_BUCKET = 'certdesk-test';
 
-export async function startS3Server(): Promise<TestS3Server> {
+export interface S3ServerOptions {
+  /**
+   * Web origins allowed to PUT uploads from a browser (the bucket's CORS rules), as a real bucket behind
+   * the web application's upload page must be configured.
+   */
+  corsOrigins?: string[];
+}
+
+/**
+ * The bucket's CORS rules exactly as docs/web.md tells operators to set them: the origins may PUT with the
+ * two headers a presigned upload signs besides Content-Length (the browser sets that one itself).
+ */
+function corsConfiguration(origins: string[]): string {
+  const allowed = origins.map((o) => `<AllowedOrigin>${o}</AllowedOrigin>`).join('');
+  return `<CORSConfiguration><CORSRule>${allowed}<AllowedMethod>PUT</AllowedMethod><AllowedHeader>content-type</AllowedHeader><AllowedHeader>if-none-match</AllowedHeader></CORSRule></CORSConfiguration>`;
+}
+
+export async function startS3Server(options: S3ServerOptions = {}): Promise<TestS3Server> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'certdesk-s3-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: TEST_BUCKET, configs: [] }] });
+  const configs = options.corsOrigins?.length ? [corsConfiguration(options.corsOrigins)] : [];
+  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: TEST_BUCKET, configs }] });
   const { port } = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
   const storages: S3ObjectStorage[] = [];

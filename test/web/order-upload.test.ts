@@ -14,7 +14,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createServices, type Services } from '../../src/app/services.js';
-import type { OrderT } from '../../src/contract/schemas.js';
 import { listOrderEvents } from '../../src/domain/orders/order-lifecycle.repository.js';
 import { buildApp } from '../../src/http/app.js';
 import { translate } from '../../src/i18n/index.js';
@@ -22,7 +21,7 @@ import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
 import { ACME, loadStandardFixture, USERS, type FixtureUser } from '../helpers/fixtures.js';
-import { testConfig } from './web-test-helpers.js';
+import { apiOrderAsAdmin, testConfig } from './web-test-helpers.js';
 import { freePort } from '../helpers/free-port.js';
 import { launchChromium } from '../helpers/chromium.js';
 
@@ -132,18 +131,6 @@ describe('web write flow in Chromium', () => {
     await page.dispatchEvent('[data-dropzone]', 'drop', { dataTransfer });
   }
 
-  /** An order as the API shows it to the organization administrator (client credentials, then GET). */
-  async function apiOrder(orderId: string): Promise<OrderT> {
-    const tokenResponse = await fetch(`${base}/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: USERS.admin.clientId, client_secret: USERS.admin.clientSecret }),
-    });
-    const { access_token: accessToken } = (await tokenResponse.json()) as { access_token: string };
-    const res = await fetch(`${base}/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${accessToken}` } });
-    assert.equal(res.status, 200);
-    return (await res.json()) as OrderT;
-  }
 
   let editor: Page;
   const created: Record<string, string> = {};
@@ -179,7 +166,7 @@ describe('web write flow in Chromium', () => {
       assert.equal(await link.getAttribute('href'), `/orders/${orderId}`);
       created[name] = orderId;
       // The order exists as the API shows it: In Progress in Zeta, the editor's, its asset the bytes sent.
-      const order = await apiOrder(orderId);
+      const order = await apiOrderAsAdmin(base, orderId);
       assert.equal(order.order_state, 'In Progress');
       assert.equal(order.order_title, `Spring set (${name})`);
       assert.equal(order.asset_name, name);
@@ -212,7 +199,7 @@ describe('web write flow in Chromium', () => {
     const preview = editor.locator('img[data-live-preview]');
     await preview.evaluate((img: HTMLImageElement) => img.decode());
     assert.ok((await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)) > 0);
-    const order = await apiOrder(created['dragon.png']!);
+    const order = await apiOrderAsAdmin(base, created['dragon.png']!);
     assert.equal(order.order_state, 'Action Required');
     const rows = await editor.locator('[data-live-analysis] tr[data-analysis-type]').evaluateAll((trs) =>
       trs.map((tr) => [tr.getAttribute('data-analysis-type'), tr.querySelector('.badge')!.classList.contains('analysis-pass')]),

@@ -2,7 +2,10 @@
  * Helpers of the web application's tests: an app over a fixture database, and in-process sign-in that
  * goes through the real form (CSRF cookie and field included).
  */
+import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { OrderT } from '../../src/contract/schemas.js';
+import { USERS } from '../helpers/fixtures.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildTestApp } from '../helpers/app.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
@@ -70,4 +73,20 @@ export async function signIn(
   });
   jar.store(response);
   return { jar, response };
+}
+
+/**
+ * An order as the API shows it to the fixture's organization administrator: a client-credentials token,
+ * then GET /v1/orders/{id} on the listening app at `base` (asserted 200).
+ */
+export async function apiOrderAsAdmin(base: string, orderId: string): Promise<OrderT> {
+  const tokenResponse = await fetch(`${base}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: USERS.admin.clientId, client_secret: USERS.admin.clientSecret }),
+  });
+  const { access_token: accessToken } = (await tokenResponse.json()) as { access_token: string };
+  const res = await fetch(`${base}/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${accessToken}` } });
+  assert.equal(res.status, 200);
+  return (await res.json()) as OrderT;
 }
