@@ -2,6 +2,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 
 /** SIGTERM, then SIGKILL when it has not exited within `graceMs`. */
 export async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
@@ -64,6 +65,21 @@ export function memoryOf(pid: number): { rss: number; hwm: number } {
 }
 
 /** PostgreSQL backends connected to `database` (the server's pool); empty when /proc does not show them. */
+/**
+ * The backends one server opened: its pools connect with `PGAPPNAME` set to `applicationName` (node-postgres
+ * reads it), which tells them apart from another server's on the same database.
+ */
+export async function postgresBackendsOf(databaseUrl: string, applicationName: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'certdesk-bench-probe' });
+  await client.connect();
+  try {
+    const r = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [applicationName]);
+    return r.rows.map((row) => row.pid);
+  } finally {
+    await client.end();
+  }
+}
+
 export function postgresBackends(database: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
