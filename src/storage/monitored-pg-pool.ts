@@ -8,7 +8,8 @@
  *   destroys it instead of handing a dead connection to the next caller;
  * - every failure (connect or query) is reported to the availability monitor;
  * - parameterized statements run as named prepared statements (StatementNames): PostgreSQL parses and
- *   plans each text once per connection instead of at every execution.
+ *   plans each text once per connection instead of at every execution;
+ * - queries go through node-postgres' callback form, not the promise it returns (see CheckedOutClient.query).
  */
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
@@ -125,15 +126,19 @@ class CheckedOutClient implements PostgresPoolClient {
     if (typeof sqlOrCursor !== 'string') return this.client.query(sqlOrCursor as never) as PostgresCursor<R>;
     const values = (parameters ?? []) as unknown[];
     const name = this.statements.nameFor(sqlOrCursor, values.length);
-    const result = (
-      name === undefined ? this.client.query(sqlOrCursor, values) : this.client.query({ text: sqlOrCursor, values, name })
-    ) as unknown as Promise<PostgresQueryResult<R>>;
-    // Observed on a branch of its own: the caller still gets (and handles) the original rejection.
-    result.then(undefined, (err: unknown) => {
-      this.availability.observeError(err);
-      if (isDatabaseUnavailable(err) || isStalePreparedStatement(err)) this.connectionFailure ??= err as Error;
+    // The callback form with a promise of our own, not the promise node-postgres builds around a query:
+    // with its promise, results stayed reachable long enough to be promoted to the old generation. Over
+    // 1,050 sequential pages of 201 orders (--trace-gc-nvp), scavenges promoted 168 MB with its promise
+    // and 1.4 MB with the callback, and the driver's CPU per page fell from 0.83 to 0.47 ms; a whole
+    // listing page from 2.2 to 1.4 ms. docs/benchmarks.md has the figures under load.
+    return new Promise<PostgresQueryResult<R>>((resolve, reject) => {
+      this.client.query<never>({ text: sqlOrCursor, values, name }, (err: Error | undefined, result) => {
+        if (!err) return resolve(result as unknown as PostgresQueryResult<R>);
+        this.availability.observeError(err);
+        if (isDatabaseUnavailable(err) || isStalePreparedStatement(err)) this.connectionFailure ??= err;
+        reject(err);
+      });
     });
-    return result;
   }
 
   release(): void {
