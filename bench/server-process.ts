@@ -64,7 +64,6 @@ export function memoryOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
-/** PostgreSQL backends connected to `database` (the server's pool); empty when /proc does not show them. */
 /**
  * The backends one server opened: its pools connect with `PGAPPNAME` set to `applicationName` (node-postgres
  * reads it), which tells them apart from another server's on the same database.
@@ -80,6 +79,7 @@ export async function postgresBackendsOf(databaseUrl: string, applicationName: s
   }
 }
 
+/** PostgreSQL backends connected to `database` (the server's pool); empty when /proc does not show them. */
 export function postgresBackends(database: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
