@@ -22,7 +22,6 @@ interface Asset {
 const FILE_TYPES: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
-  'order-write.js': 'text/javascript; charset=utf-8', // until it moves to src/web/client
 };
 const SCRIPT_TYPE = 'text/javascript; charset=utf-8';
 const staticDir = path.join(packageRoot, 'src', 'web', 'static');
