@@ -45,7 +45,7 @@ export function inlineCodeProblems(html: string, options: { styles: boolean } = 
   return problems;
 }
 
-/** The sources a policy's directive allows (falling back to default-src), or null when it has neither. */
+/** The sources a policy's directive allows (after the CSP fallbacks), or null when nothing governs it. */
 export function directive(csp: string, name: string): string[] | null {
   const parts = new Map(
     csp
@@ -54,7 +54,13 @@ export function directive(csp: string, name: string): string[] | null {
       .filter((d) => d[0])
       .map((d) => [d[0]!.toLowerCase(), d.slice(1)] as const),
   );
-  return parts.get(name) ?? (name.endsWith('-attr') || name.endsWith('-elem') ? null : (parts.get('default-src') ?? null));
+  // CSP 3 fallbacks: script-src-attr → script-src → default-src.
+  const order = [name, ...(/-(attr|elem)$/.test(name) ? [name.replace(/-(attr|elem)$/, '')] : []), 'default-src'];
+  for (const candidate of order) {
+    const sources = parts.get(candidate);
+    if (sources) return sources;
+  }
+  return null;
 }
 
 /** Why `csp` is not a strict script policy (empty: it is). */
