@@ -112,7 +112,8 @@ describe('HTTP detection service adapter, against a real detection server on 127
     // Too large to send: permanent too (the analysis sends the preview instead; this is the guard).
     await assert.rejects(client.detect({ bytes: Buffer.alloc(65), contentType: 'image/png' }, signal), (err: Error) => isPermanentJobError(err));
     // Unreachable and timed out: transient.
-    await assert.rejects(impatient.detect((server.answerFor(image(40).bytes, { kind: 'hang' }), image(40)), signal), (err: Error) => err instanceof DetectionServiceError && !isPermanentJobError(err));
+    server.answerFor(image(40).bytes, { kind: 'hang' });
+    await assert.rejects(impatient.detect(image(40), signal), (err: Error) => err instanceof DetectionServiceError && !isPermanentJobError(err));
   });
 
   it('refuses a URL with credentials at construction, without repeating them', () => {
