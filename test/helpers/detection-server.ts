@@ -29,6 +29,8 @@ export interface DetectionServer {
   url: string;
   key: string;
   requests: ReceivedRequest[];
+  /** The body of each request, in the order of `requests` (what certdesk sent: e.g. checked for metadata). */
+  bodies: Buffer[];
   answerFor(image: Buffer, answer: DetectionAnswer | DetectionAnswer[]): void;
   close(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
   const key = options.key ?? 'test-detection-key-0123456789';
   const answers = new Map<string, DetectionAnswer[]>();
   const requests: ReceivedRequest[] = [];
+  const bodies: Buffer[] = [];
   const hanging = new Set<ServerResponse>();
 
   const reply = (res: ServerResponse, answer: DetectionAnswer) => {
@@ -68,6 +71,7 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const digest = sha256(body);
+    bodies.push(body);
     requests.push({ method: req.method ?? '', contentType: req.headers['content-type'], authorization: req.headers.authorization, size: body.length, sha256: digest });
     if (req.headers.authorization !== `Bearer ${key}`) {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
@@ -88,6 +92,7 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     url: `http://127.0.0.1:${port}/v1/detect`,
     key,
     requests,
+    bodies,
     answerFor(image, answer) {
       answers.set(sha256(image), Array.isArray(answer) ? [...answer] : [answer]);
     },

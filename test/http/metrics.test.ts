@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../helpers/app.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
-import { ACME, loadStandardFixture, temporaryObjectStorage, USERS } from '../helpers/fixtures.js';
+import { ACME, loadStandardFixture, temporaryObjectStorage, USERS, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { apiTestConfig, obtainToken } from './api-harness.js';
 
 const METRICS_TOKEN = 'scraper-token-0123456789';
@@ -91,3 +91,6 @@ describe('/metrics', () => {
     assert.equal((await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).statusCode, 200);
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);
