@@ -38,6 +38,10 @@ export interface Config {
   uploadTtlSeconds: number;
   /** Background jobs run by `serve` at once (0: `serve` runs none; use `certdesk worker`). */
   workerConcurrency: number;
+  /** Ceiling of the first wait after a transient job failure (doubles per attempt). */
+  jobRetryBaseMs: number;
+  /** Largest ceiling of any wait between job attempts. */
+  jobRetryCapMs: number;
   /** The external AI detection service; null: `ai_detection` is not run. */
   aiDetectionUrl: string | null;
   aiDetectionKey: string | null;
@@ -210,6 +214,8 @@ const specs: SettingSpec[] = [
   { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: 'max-upload-bytes', default: 200 * 1024 * 1024, defaultNote: '200 MiB', doc: 'Largest asset `POST /v1/uploads` accepts (`size` above it is 422).', parse: integer(1, 5 * 1024 ** 4) },
   { key: 'uploadTtlSeconds', env: 'UPLOAD_TTL', flag: 'upload-ttl', default: 3600, doc: 'Seconds an upload (its presigned PUT URL, and the upload id for creating an order) stays valid; unused uploads are deleted after it.', parse: integer(60, 7 * 86400) },
   { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
+  { key: 'jobRetryBaseMs', env: 'JOB_RETRY_BASE_MS', flag: 'job-retry-base-ms', default: 2000, doc: 'Backoff of a background job after a transient failure (detection service, storage, network, database): the n-th retry waits a random time up to this × 2^(n-1), capped by `JOB_RETRY_CAP_MS` (docs/operations.md, "Retries").', parse: integer(1, 86_400_000) },
+  { key: 'jobRetryCapMs', env: 'JOB_RETRY_CAP_MS', flag: 'job-retry-cap-ms', default: 12 * 3_600_000, defaultNote: '12 hours', doc: 'Largest wait between two attempts of a background job; with the defaults an analysis is retried for about 2.6 days (25 attempts) before its order moves to `Failed`.', parse: integer(1, 7 * 86_400_000) },
   { key: 'aiDetectionUrl', env: 'AI_DETECTION_URL', flag: 'ai-detection-url', default: null, defaultNote: '`ai_detection` not run', doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. Unset: no `ai_detection` check, orders wait for a reviewer.', parse: (raw, name) => {
       if (!/^https?:\/\//.test(raw)) throw new ConfigError(`${name} must be an http:// or https:// URL`);
       return url(raw, name);

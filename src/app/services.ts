@@ -117,6 +117,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     storage,
     detection: detectionServiceFrom(config),
     concurrency: Math.max(1, config.workerConcurrency),
+    retry: { baseMs: config.jobRetryBaseMs, capMs: Math.max(config.jobRetryBaseMs, config.jobRetryCapMs) },
     // An unreachable database is logged once per outage (below), not once per poll.
     onError: (err) => {
       if (!isDatabaseUnavailable(err)) log.error({ err }, 'job queue error');

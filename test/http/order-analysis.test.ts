@@ -4,7 +4,8 @@
  * layers stored in object storage) and ai_detection against a real detection server on 127.0.0.1 — and
  * reach their review-waiting or final state with analysis_list, annotations, failed items, preview and
  * layers. Failure modes of the service (5xx, timeout, bad JSON) and a truncated image go through the
- * queue's retries. Real files made by the tests; an injected clock drives the backoff. PGlite and PostgreSQL.
+ * queue's retries. Real files made by the tests; the backoff is fixed and passes by moving the queue's
+ * (database) time with advanceJobTime. PGlite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +20,7 @@ import { Worker } from '../../src/jobs/worker.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
 import { flatImage, layeredPsd, noisePng, truncatedPng, xmpDeclaredImage } from '../helpers/analysis-files.js';
 import { databaseTargets } from '../helpers/database.js';
+import { advanceJobTime } from '../helpers/job-time.js';
 import { startDetectionServer, type DetectionServer } from '../helpers/detection-server.js';
 import { ACME, USERS } from '../helpers/fixtures.js';
 import { startApi, obtainToken, type Api } from './api-harness.js';
@@ -42,7 +44,7 @@ for (const target of databaseTargets()) {
       editorToken = await obtainToken(api.app, c.client_id, c.client_secret);
       const detection = new HttpDetectionService({ url: detector.url, key: detector.key, timeoutMs: 3000, maxRequestBytes: 5 * 1024 * 1024 });
       const storage = new LocalDirectoryStorage(api.dir);
-      worker = new Worker({ db: api.database.db, clock, concurrency: 2, backoffMs: () => BACKOFF_MS, handlers: jobHandlers({ db: api.database.db, clock, storage, detection, concurrency: 2 }) });
+      worker = new Worker({ db: api.database.db, concurrency: 2, backoffMs: () => BACKOFF_MS, handlers: jobHandlers({ db: api.database.db, clock, storage, detection, concurrency: 2 }) });
     });
     after(async () => {
       await detector.close();
@@ -76,11 +78,11 @@ for (const target of databaseTargets()) {
       return res.rawPayload;
     }
 
-    /** Runs due jobs, then moves the clock past the backoff, until nothing is due any more. */
+    /** Runs due jobs, then moves the queue's clock past the backoff, until nothing is due any more (25 attempts at most). */
     async function drain(): Promise<void> {
-      for (let round = 0; round < 20; round++) {
+      for (let round = 0; round < 80; round++) {
         const ran = await worker.runDue();
-        clock.advance(BACKOFF_MS);
+        await advanceJobTime(api.database.db, BACKOFF_MS);
         if (ran === 0 && (await worker.runDue()) === 0) return;
       }
       assert.fail('the queue did not settle');
