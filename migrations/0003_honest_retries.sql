@@ -16,6 +16,8 @@ CREATE TABLE order_analysis_failures (
   order_id text COLLATE "C" PRIMARY KEY REFERENCES orders (order_id) ON DELETE CASCADE,
   failure_kind text NOT NULL CHECK (failure_kind IN ('permanent', 'transient')),
   job_id bigint,
+  -- The check that kept failing (its entry in analysis_list is `analysis_passed: false`).
+  failed_check text NOT NULL,
   error text NOT NULL,
   failed_at timestamptz NOT NULL DEFAULT now()
 );

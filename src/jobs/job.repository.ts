@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../storage/database.js';
-import type { JobFailureKind } from '../storage/schema.js';
+import type { JobFailureKind, JobState } from '../storage/schema.js';
 
 export interface JobRow {
   id: number;
@@ -97,14 +97,14 @@ export interface JobStatusRow {
 }
 
 /** Jobs by state, singleton key or kind, oldest first (operators and tests). */
-export async function findJobs(db: Executor, filter: { kind?: string; singletonKey?: string; state?: string; limit?: number } = {}): Promise<JobStatusRow[]> {
+export async function findJobs(db: Executor, filter: { kind?: string; singletonKey?: string; states?: readonly JobState[]; limit?: number } = {}): Promise<JobStatusRow[]> {
   let q = db
     .selectFrom('jobs')
     .select(['id', 'kind', 'state', 'attempts', 'max_attempts', 'last_error', 'failure_kind', 'payload', 'run_at', 'created_at', 'finished_at'])
     .orderBy('id');
   if (filter.kind) q = q.where('kind', '=', filter.kind);
   if (filter.singletonKey) q = q.where('singleton_key', '=', filter.singletonKey);
-  if (filter.state) q = q.where('state', '=', filter.state as 'queued');
+  if (filter.states) q = q.where('state', 'in', [...filter.states]);
   if (filter.limit) q = q.limit(filter.limit);
   return (await q.execute()) as JobStatusRow[];
 }

@@ -168,6 +168,7 @@ export interface OrderAnalysisFailuresTable {
   order_id: string;
   failure_kind: JobFailureKind;
   job_id: number | null;
+  failed_check: string;
   error: string;
   failed_at: ColumnType<Date, Date | undefined, Date>;
 }

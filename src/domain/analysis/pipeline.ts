@@ -221,7 +221,7 @@ export function analyzeOrderJob(deps: AnalysisDeps): JobHandler {
         if (err instanceof IllegalTransitionError) return; // decided meanwhile (a reviewer, or a settled analysis)
         throw err;
       }
-      await recordAnalysisFailure(trx, { order_id: orderId, failure_kind: failureKind, job_id: job.id, error });
+      await recordAnalysisFailure(trx, { order_id: orderId, failure_kind: failureKind, job_id: job.id, failed_check: check, error });
     },
   };
 }
