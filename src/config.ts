@@ -38,6 +38,10 @@ export interface Config {
   uploadTtlSeconds: number;
   /** Background jobs run by `serve` at once (0: `serve` runs none; use `certdesk worker`). */
   workerConcurrency: number;
+  /** Ceiling of the first wait after a transient job failure (doubles per attempt). */
+  jobRetryBaseMs: number;
+  /** Largest ceiling of any wait between job attempts. */
+  jobRetryCapMs: number;
   /** The external AI detection service; null: `ai_detection` is not run. */
   aiDetectionUrl: string | null;
   aiDetectionKey: string | null;
@@ -255,6 +259,8 @@ const specs: SettingSpec[] = [
     doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. `https://` outside development (`http://` only in development, and in test to a loopback address); no credentials in it (`user:password@` is refused: the key is `AI_DETECTION_KEY`). Unset: no `ai_detection` check, orders wait for a reviewer.',
     parse: detectionUrl,
   },
+  { key: 'jobRetryBaseMs', env: 'JOB_RETRY_BASE_MS', flag: 'job-retry-base-ms', default: 2000, doc: 'Backoff of a background job after a transient failure (detection service, storage, network, database): the n-th retry waits a random time up to this × 2^(n-1), capped by `JOB_RETRY_CAP_MS` (docs/operations.md, "Retries").', parse: integer(1, 86_400_000) },
+  { key: 'jobRetryCapMs', env: 'JOB_RETRY_CAP_MS', flag: 'job-retry-cap-ms', default: 12 * 3_600_000, defaultNote: '12 hours', doc: 'Largest wait between two attempts of a background job; with the defaults an analysis is retried for about 2.6 days (25 attempts) before its order moves to `Failed`.', parse: integer(1, 7 * 86_400_000) },
   { key: 'aiDetectionKey', env: 'AI_DETECTION_KEY', flag: null, default: null, doc: 'Bearer key of the detection service (required with `AI_DETECTION_URL`). Never a flag, never logged.', parse: nonEmpty },
   { key: 'aiDetectionTimeoutMs', env: 'AI_DETECTION_TIMEOUT_MS', flag: 'ai-detection-timeout-ms', default: 10_000, doc: 'Deadline of one detection request; a request that runs out is retried with the analysis job.', parse: integer(100, 600_000) },
   { key: 'aiDetectionMaxBytes', env: 'AI_DETECTION_MAX_BYTES', flag: 'ai-detection-max-bytes', default: 20 * 1024 * 1024, defaultNote: '20 MiB', doc: 'Largest image sent to the detection service; larger assets (and PSD, TIFF) are sent as the JPEG preview.', parse: integer(1024, 1024 ** 3) },

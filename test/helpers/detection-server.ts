@@ -3,7 +3,8 @@
  * detection protocol and answers deterministically by image: a test registers an answer for the SHA-256
  * of an image's bytes (`answerFor`), every other image gets `defaultAnswer`. An answer can also be a
  * failure mode: an HTTP status, a body that is not JSON, a hang (never answers until the server stops),
- * or a redirect. A wrong or missing bearer key is 401. `close()` ends every connection.
+ * or a redirect. A wrong or missing bearer key is 401. `refuse()` stops listening (connections are refused,
+ * as during an outage) until `accept()` listens again on the same port. `close()` ends every connection.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -32,6 +33,10 @@ export interface DetectionServer {
   /** The body of each request, in the order of `requests` (what certdesk sent: e.g. checked for metadata). */
   bodies: Buffer[];
   answerFor(image: Buffer, answer: DetectionAnswer | DetectionAnswer[]): void;
+  /** Stops listening: every connection is refused (ECONNREFUSED) until `accept()`. */
+  refuse(): Promise<void>;
+  /** Listens again on the same port. */
+  accept(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -96,9 +101,23 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     answerFor(image, answer) {
       answers.set(sha256(image), Array.isArray(answer) ? [...answer] : [answer]);
     },
+    async refuse() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    async accept() {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    },
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
+      if (!server.listening) return;
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
