@@ -4,6 +4,7 @@
  * table (`configurationMarkdown()`; src/config.test.ts keeps the README equal to it).
  * Flags win over environment variables; environment variables win over defaults.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export type Environment = 'development' | 'production' | 'test';
@@ -38,6 +39,16 @@ export interface Config {
   uploadTtlSeconds: number;
   /** Background jobs run by `serve` at once (0: `serve` runs none; use `certdesk worker`). */
   workerConcurrency: number;
+  /** Header limits of the analysis: a file above any is refused (`Unsupported File`) before it is decoded. */
+  analysisMaxImagePixels: number;
+  analysisMaxLayerPixels: number;
+  analysisMaxTotalPixels: number;
+  analysisMaxLayers: number;
+  analysisMaxMetadataBytes: number;
+  /** Worker threads that decode images (previews, PSD layers, metadata), outside the HTTP thread's heap. */
+  analysisDecoderThreads: number;
+  /** V8 heap limit (MB) of each decoder thread; pixel buffers are bounded by the header limits instead. */
+  analysisDecoderHeapMb: number;
   /** The external AI detection service; null: `ai_detection` is not run. */
   aiDetectionUrl: string | null;
   aiDetectionKey: string | null;
@@ -103,6 +114,11 @@ const boolean = (raw: string, name: string): boolean => {
   if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 };
+
+/** Decoding is CPU-bound: half the cores (at least 1, at most 4) leaves the rest to the API. */
+function defaultDecoderThreads(): number {
+  return Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2)));
+}
 
 const specs: SettingSpec[] = [
   {
@@ -210,6 +226,13 @@ const specs: SettingSpec[] = [
   { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: 'max-upload-bytes', default: 200 * 1024 * 1024, defaultNote: '200 MiB', doc: 'Largest asset `POST /v1/uploads` accepts (`size` above it is 422).', parse: integer(1, 5 * 1024 ** 4) },
   { key: 'uploadTtlSeconds', env: 'UPLOAD_TTL', flag: 'upload-ttl', default: 3600, doc: 'Seconds an upload (its presigned PUT URL, and the upload id for creating an order) stays valid; unused uploads are deleted after it.', parse: integer(60, 7 * 86400) },
   { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
+  { key: 'analysisMaxImagePixels', env: 'ANALYSIS_MAX_IMAGE_PIXELS', flag: 'analysis-max-image-pixels', default: 100_000_000, defaultNote: '100 MP', doc: 'Largest image (width × height, read from the header before any decoding) the analysis accepts; a larger one ends `Unsupported File`. Also sharp\'s `limitInputPixels`.', parse: integer(1, 10 ** 12) },
+  { key: 'analysisMaxLayerPixels', env: 'ANALYSIS_MAX_LAYER_PIXELS', flag: 'analysis-max-layer-pixels', default: 100_000_000, defaultNote: '100 MP', doc: 'Largest PSD layer (its bounds, from the layer records) the analysis accepts; a larger one ends `Unsupported File`.', parse: integer(1, 10 ** 12) },
+  { key: 'analysisMaxTotalPixels', env: 'ANALYSIS_MAX_TOTAL_PIXELS', flag: 'analysis-max-total-pixels', default: 1_000_000_000, defaultNote: '1 GP', doc: 'Largest sum of the pixels of a PSD\'s layers; above it the file ends `Unsupported File`. With the image limit it bounds ag-psd\'s `totalMemoryLimit` (4 bytes per pixel).', parse: integer(1, 10 ** 13) },
+  { key: 'analysisMaxLayers', env: 'ANALYSIS_MAX_LAYERS', flag: 'analysis-max-layers', default: 500, doc: 'Most layers (groups included) a PSD may have; more ends `Unsupported File` (each pixel layer becomes a stored PNG and a `layers_info` entry).', parse: integer(1, 100_000) },
+  { key: 'analysisMaxMetadataBytes', env: 'ANALYSIS_MAX_METADATA_BYTES', flag: 'analysis-max-metadata-bytes', default: 4 * 1024 * 1024, defaultNote: '4 MiB', doc: 'Largest EXIF, XMP or IPTC block (and PNG text in total) the analysis reads; a file with a larger one ends `Unsupported File` before any block is parsed.', parse: integer(1024, 1024 ** 3) },
+  { key: 'analysisDecoderThreads', env: 'ANALYSIS_DECODER_THREADS', flag: 'analysis-decoder-threads', default: (_get) => defaultDecoderThreads(), defaultDoc: 'half the CPUs, 1 to 4', doc: 'Worker threads of one process that decode images for the analysis (headers, metadata, previews, PSD layers); a file that crashes or exhausts one costs that thread, never the HTTP thread.', parse: integer(1, 64) },
+  { key: 'analysisDecoderHeapMb', env: 'ANALYSIS_DECODER_HEAP_MB', flag: 'analysis-decoder-heap-mb', default: 512, doc: 'V8 heap limit in MB of each decoder thread (`resourceLimits.maxOldGenerationSizeMb`); pixel buffers live outside it and are bounded by the `ANALYSIS_MAX_*` limits.', parse: integer(64, 16_384) },
   { key: 'aiDetectionUrl', env: 'AI_DETECTION_URL', flag: 'ai-detection-url', default: null, defaultNote: '`ai_detection` not run', doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. Unset: no `ai_detection` check, orders wait for a reviewer.', parse: (raw, name) => {
       if (!/^https?:\/\//.test(raw)) throw new ConfigError(`${name} must be an http:// or https:// URL`);
       return url(raw, name);
