@@ -63,13 +63,13 @@ export function treeRssMb(pid: number): number {
   return kb / 1024;
 }
 
-export async function startHostileServe(target: 'pglite' | 'postgres', env: Record<string, string> = {}, args: string[] = []): Promise<HostileServe> {
+/** `adminUrl`: the PostgreSQL server a throw-away database is made on (default TEST_DATABASE_URL). */
+export async function startHostileServe(target: 'pglite' | 'postgres', env: Record<string, string> = {}, args: string[] = [], adminUrl = process.env.TEST_DATABASE_URL): Promise<HostileServe> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-hostile-'));
   const objects = path.join(dir, 'objects');
   let databaseUrl: string | null = null;
   let dropDatabase = async () => {};
   if (target === 'postgres') {
-    const adminUrl = process.env.TEST_DATABASE_URL;
     if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
     const name = `certdesk_h_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: adminUrl });
@@ -205,7 +205,7 @@ export interface Watch {
 }
 
 /** Samples serve's tree RSS every `everyMs` and times back-to-back `GET /v1/orders` until stopped. */
-export function watchServe(server: ServedProcess, client: HostileClient, everyMs = 50): Watch {
+export function watchServe(server: ServedProcess, client: HostileClient, everyMs = 50, pauseMs = 20): Watch {
   const pid = server.child.pid!;
   const baselineRssMb = treeRssMb(pid);
   let peakRssMb = baselineRssMb;
@@ -218,7 +218,7 @@ export function watchServe(server: ServedProcess, client: HostileClient, everyMs
       const { status, ms } = await client.timeListing();
       if (status === 200) listings.push(ms);
       else failedListings++;
-      await new Promise((r) => setTimeout(r, 20)); // a client polling, not a load test
+      if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs)); // a client polling, not a load test
     }
   })();
   return {
