@@ -56,7 +56,7 @@ export class DecoderPool implements ImageDecoder {
       idleTimeout: 60_000,
       // One task per thread at a time: a thread's heap limit is then one file's.
       concurrentTasksPerWorker: 1,
-      resourceLimits: { maxOldGenerationSizeMb: options.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
     });
   }
 

@@ -29,10 +29,23 @@ async function probe(): Promise<unknown> {
   return (await sharp(png).metadata()).width;
 }
 
+let configured = false;
+
+/**
+ * libvips' operation cache keeps recent images' pixels for reuse (up to 50 MB by default): each file is
+ * decoded once, so it only holds memory the next hostile file could need.
+ */
+async function configureOnce(): Promise<void> {
+  if (configured) return;
+  const [sharp] = await Promise.all([loadSharp(), loadAgPsd()]);
+  sharp.cache(false);
+  configured = true;
+}
+
 export default async function decode(request: DecodeRequest): Promise<DecodeAnswer> {
   let run: (bytes: Buffer, format: string, limits: ImageLimits) => Promise<unknown>;
   try {
-    await Promise.all([loadSharp(), loadAgPsd()]);
+    await configureOnce();
     if (request.task === 'probe') return { ok: true, value: await probe() };
     run = { inspect: inspectImage, metadata: readMetadataFields, render: renderAsset }[request.task];
   } catch (err) {

@@ -1,13 +1,14 @@
 /**
  * The header check of the analysis: what a file declares (image size, PSD layer records, metadata block
- * sizes), read without decoding a pixel, against the configured limits. sharp's `metadata()` reads headers
- * only; a PSD's canvas size comes from its 26-byte header before ag-psd sees the file, its layers from
+ * sizes), read without decoding a pixel, against the configured limits. Metadata block sizes come from the
+ * container's structure first (metadata-blocks.ts), then sharp's `metadata()` reads the headers only; a PSD's canvas size comes from its 26-byte header before ag-psd sees the file, its layers from
  * ag-psd's structure read (layer records, no image data, no composite).
  */
 import type { Layer } from 'ag-psd';
 import { loadSharp } from '../image-libraries.js';
 import { readPsdFile } from '../rendering/psd.js';
 import { mebibytes, megapixels, psdMemoryLimit, type ImageLimits } from './image-limits.js';
+import { metadataBlockSizes } from './metadata-blocks.js';
 
 /** What the header check concluded: the file may be decoded, or the limit it is above. */
 export type Inspection =
@@ -84,7 +85,15 @@ async function inspectPsd(bytes: Buffer, limits: ImageLimits): Promise<Inspectio
   return { accepted: true, width, height, layers: records.length };
 }
 
-async function inspectRaster(bytes: Buffer, limits: ImageLimits): Promise<Inspection> {
+async function inspectRaster(bytes: Buffer, format: string, limits: ImageLimits): Promise<Inspection> {
+  // The blocks' declared sizes first, from the container's structure: libvips never loads an oversized one.
+  const declared = metadataBlockSizes(bytes, format);
+  const oversized =
+    blockVerdict('EXIF block', declared.exif, limits) ??
+    blockVerdict('XMP block', declared.xmp, limits) ??
+    blockVerdict('IPTC block', declared.iptc, limits) ??
+    blockVerdict('PNG text', declared.text, limits);
+  if (oversized) return oversized;
   const sharp = await loadSharp();
   let meta;
   try {
@@ -108,5 +117,5 @@ async function inspectRaster(bytes: Buffer, limits: ImageLimits): Promise<Inspec
  * @throws UndecodableFileError when the header cannot be read
  */
 export function inspectImage(bytes: Buffer, format: string, limits: ImageLimits): Promise<Inspection> {
-  return format === 'psd' ? inspectPsd(bytes, limits) : inspectRaster(bytes, limits);
+  return format === 'psd' ? inspectPsd(bytes, limits) : inspectRaster(bytes, format, limits);
 }
