@@ -22,7 +22,7 @@ import type { MetadataField } from '../metadata/read-metadata.js';
 import type { DecodeAnswer, DecodeRequest } from './decoder-thread.js';
 import { undecodable, type DecodeTask, type ImageDecoder, type Renderings } from './image-decoder.js';
 import type { ImageLimits } from './image-limits.js';
-import type { Inspection } from './inspect.js';
+import { quickVerdict, type Inspection } from './inspect.js';
 
 export interface DecoderPoolOptions {
   limits: ImageLimits;
@@ -61,7 +61,8 @@ export class DecoderPool implements ImageDecoder {
   }
 
   async inspect(bytes: Buffer, format: string, signal?: AbortSignal): Promise<Inspection> {
-    return (await this.run('inspect', bytes, format, signal)) as Inspection;
+    // Refused from lengths alone (a 16 MiB XMP chunk, a PSD bomb): the file is never copied to a thread.
+    return quickVerdict(bytes, format, this.limits) ?? ((await this.run('inspect', bytes, format, signal)) as Inspection);
   }
 
   async readMetadata(bytes: Buffer, format: string, signal?: AbortSignal): Promise<MetadataField[]> {

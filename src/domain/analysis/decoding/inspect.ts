@@ -85,14 +85,28 @@ async function inspectPsd(bytes: Buffer, limits: ImageLimits): Promise<Inspectio
   return { accepted: true, width, height, layers: records.length };
 }
 
-async function inspectRaster(bytes: Buffer, format: string, limits: ImageLimits): Promise<Inspection> {
+/**
+ * The part of the header check that needs no library: a PSD's canvas size, the declared sizes of the
+ * metadata blocks. Cheap (lengths only, a bounded walk), so the pool runs it before copying a file to a
+ * decoder thread; null: nothing refused so far.
+ */
+export function quickVerdict(bytes: Buffer, format: string, limits: ImageLimits): Inspection | null {
+  if (format === 'psd') {
+    if (bytes.length < 26 || bytes.toString('latin1', 0, 4) !== '8BPS') return null; // the full check throws
+    return imageVerdict(bytes.readUInt32BE(18), bytes.readUInt32BE(14), limits);
+  }
   // The blocks' declared sizes first, from the container's structure: libvips never loads an oversized one.
   const declared = metadataBlockSizes(bytes, format);
-  const oversized =
+  return (
     blockVerdict('EXIF block', declared.exif, limits) ??
     blockVerdict('XMP block', declared.xmp, limits) ??
     blockVerdict('IPTC block', declared.iptc, limits) ??
-    blockVerdict('PNG text', declared.text, limits);
+    blockVerdict('PNG text', declared.text, limits)
+  );
+}
+
+async function inspectRaster(bytes: Buffer, format: string, limits: ImageLimits): Promise<Inspection> {
+  const oversized = quickVerdict(bytes, format, limits);
   if (oversized) return oversized;
   const sharp = await loadSharp();
   let meta;

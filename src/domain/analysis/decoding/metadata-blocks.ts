@@ -17,8 +17,14 @@ export interface MetadataBlockSizes {
   text: number;
 }
 
+/**
+ * Chunks, segments or tags walked at most: a file of millions of empty chunks must not make the walk
+ * itself the cost. What lies beyond is judged by libvips in the decoder thread (sharp's `metadata()`).
+ */
+const MAX_STEPS = 100_000;
+
 function png(b: Buffer, out: MetadataBlockSizes): void {
-  for (let o = 8; o + 8 <= b.length; ) {
+  for (let o = 8, step = 0; o + 8 <= b.length && step < MAX_STEPS; step++) {
     const length = b.readUInt32BE(o);
     const type = b.toString('latin1', o + 4, o + 8);
     if (type === 'tEXt' || type === 'zTXt' || type === 'iTXt') {
@@ -31,7 +37,7 @@ function png(b: Buffer, out: MetadataBlockSizes): void {
 }
 
 function jpeg(b: Buffer, out: MetadataBlockSizes): void {
-  for (let o = 2; o + 4 <= b.length && b[o] === 0xff; ) {
+  for (let o = 2, step = 0; o + 4 <= b.length && b[o] === 0xff && step < MAX_STEPS; step++) {
     const marker = b[o + 1]!;
     if (marker === 0xda || marker === 0xd9) return; // start of scan: no metadata after it that libvips reads
     const length = b.readUInt16BE(o + 2);
@@ -44,7 +50,7 @@ function jpeg(b: Buffer, out: MetadataBlockSizes): void {
 }
 
 function webp(b: Buffer, out: MetadataBlockSizes): void {
-  for (let o = 12; o + 8 <= b.length; ) {
+  for (let o = 12, step = 0; o + 8 <= b.length && step < MAX_STEPS; step++) {
     const type = b.toString('latin1', o, o + 4);
     const length = b.readUInt32LE(o + 4);
     if (type === 'EXIF') out.exif += length;
@@ -64,7 +70,7 @@ function tiff(b: Buffer, out: MetadataBlockSizes): void {
   const ifd = u32(4);
   if (ifd + 2 > b.length) return;
   const entries = u16(ifd);
-  for (let n = 0; n < entries && ifd + 2 + n * 12 + 12 <= b.length; n++) {
+  for (let n = 0; n < Math.min(entries, MAX_STEPS) && ifd + 2 + n * 12 + 12 <= b.length; n++) {
     const e = ifd + 2 + n * 12;
     const bytes = u32(e + 4) * (TIFF_TYPE_BYTES[u16(e + 2)] ?? 1);
     const tag = u16(e);
