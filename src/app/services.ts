@@ -25,6 +25,8 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { systemClock, type Clock } from '../domain/time/clock.js';
+import { DecoderPool } from '../domain/analysis/decoding/decoder-pool.js';
+import { imageLimitsFrom } from '../domain/analysis/decoding/image-limits.js';
 import { createOrdersContext, type OrdersContext } from '../domain/orders/index.js';
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
@@ -81,6 +83,8 @@ export interface Services {
   readonly oauth: OAuthServices;
   /** Background jobs of this process (started by `serve` and `certdesk worker`, not by other commands). */
   readonly jobs: JobRuntime;
+  /** Worker threads that decode images for the analysis jobs (threads start on first use). */
+  readonly decoder: DecoderPool;
   /** Wakes this process's worker: a request just queued a job. */
   jobQueued(): void;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
@@ -113,10 +117,18 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   // In a `serve --workers N` worker, /metrics shows the whole cluster (summed by the primary).
   const metrics: ServiceMetrics = isClusterWorker() ? { ...ownMetrics, render: clusterMetricsRenderer(ownMetrics.registry) } : ownMetrics;
   const oauth = await startOAuthServices({ db, config, log, limiter: limiters.tokenEndpoint, tuning: input.oauth });
+  // Threads start on first use: a process that runs no analysis (CLI commands) never starts one.
+  const decoder = new DecoderPool({
+    limits: imageLimitsFrom(config),
+    threads: config.analysisDecoderThreads,
+    heapMb: config.analysisDecoderHeapMb,
+    onThreadCrash: (err, blamed) => log.error({ err, blamed }, blamed === 'file' ? 'a file crashed its decoder thread' : 'decoder threads are failing'),
+  });
   const jobs = new JobRuntime({
     db,
     clock,
     storage,
+    decoder,
     detection: detectionServiceFrom(config),
     concurrency: Math.max(1, config.workerConcurrency),
     retry: { baseMs: config.jobRetryBaseMs, capMs: Math.max(config.jobRetryBaseMs, config.jobRetryCapMs) },
@@ -143,11 +155,13 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     metrics,
     oauth,
     jobs,
+    decoder,
     jobQueued: () => jobs.nudge(),
     close: () =>
       (closed ??= (async () => {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
+        await decoder.close();
         stopOutageLog();
         await oauth.stop();
         // Limiters a caller brought are the caller's to close.
