@@ -62,19 +62,29 @@ describe('local directory specifics', () => {
     assert.equal(await text(await storage.get('k')), 'a');
   });
 
-  it('the upload signature binds key, size and expiry', async () => {
+  it('a refused create-only write changes neither the bytes nor the stored content type', async () => {
+    const storage = new LocalDirectoryStorage(mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-')));
+    await storage.putStream('k', Readable.from([Buffer.from('a')]), { contentType: 'image/png', ifNoneMatch: true });
+    await assert.rejects(storage.putStream('k', Readable.from([Buffer.from('<b>')]), { contentType: 'text/html', ifNoneMatch: true }), ObjectExistsError);
+    assert.deepEqual(await storage.head('k'), { size: 1, contentType: 'image/png' });
+  });
+
+  it('the upload signature binds key, size, expiry and content type', async () => {
     const signer = new HmacUploadPresigner(Buffer.alloc(32, 1), 'https://x.test');
     const expiresAt = new Date(1_900_000_000_000);
     const { url, headers, method } = await signer.presignUpload({ key: 'orgs/a/u', size: 10, contentType: 'image/png', expiresAt });
     assert.equal(method, 'PUT');
     assert.deepEqual(headers, { 'Content-Type': 'image/png' });
     const q = new URL(url).searchParams;
-    const check = (key: string, size: string, expires: string, now = 1_899_999_999) => signer.verify(key, expires, size, q.get('signature'), now);
+    const check = (key: string, size: string, expires: string, now = 1_899_999_999, type: string | null = 'image/png') => signer.verify(key, expires, size, q.get('signature'), type ?? undefined, now);
     assert.equal(check('orgs/a/u', '10', q.get('expires')!), 'ok');
     assert.equal(check('orgs/a/u', '10', q.get('expires')!, 1_900_000_001), 'expired');
     assert.equal(check('orgs/a/v', '10', q.get('expires')!), 'bad-signature');
     assert.equal(check('orgs/a/u', '11', q.get('expires')!), 'bad-signature');
     assert.equal(check('orgs/a/u', '10', '1900000001'), 'bad-signature');
+    for (const type of ['text/html', 'image/PNG', 'image/png; charset=utf-8', '', null]) {
+      assert.equal(check('orgs/a/u', '10', q.get('expires')!, 1_899_999_999, type), 'bad-signature', String(type));
+    }
   });
 });
 
