@@ -55,6 +55,18 @@ export interface IntakeDeps {
 
 export type UploadProblem = 'unknown' | 'empty' | 'used' | 'expired' | 'size_mismatch';
 
+/**
+ * The one table of what each upload problem says: the API's pydantic-style 422 message and the web page's
+ * sentence (both in every catalogue). A new problem is one entry here, checked by the compiler.
+ */
+export const UPLOAD_PROBLEM_MESSAGES: Readonly<Record<UploadProblem, { api: `validation.upload_${UploadProblem}`; web: `web.upload.problem_${UploadProblem}` }>> = {
+  unknown: { api: 'validation.upload_unknown', web: 'web.upload.problem_unknown' },
+  empty: { api: 'validation.upload_empty', web: 'web.upload.problem_empty' },
+  used: { api: 'validation.upload_used', web: 'web.upload.problem_used' },
+  expired: { api: 'validation.upload_expired', web: 'web.upload.problem_expired' },
+  size_mismatch: { api: 'validation.upload_size_mismatch', web: 'web.upload.problem_size_mismatch' },
+};
+
 /** An upload id that cannot be used (the route answers 422 on `["body", "upload_id"]`). */
 export class UploadRejectedError extends Error {
   override name = 'UploadRejectedError';

@@ -20,25 +20,15 @@ import {
 } from '../../contract/intake-schemas.js';
 import { ErrorDetail, HTTPValidationError, Order, SCOPES } from '../../contract/schemas.js';
 import { NotFoundError } from '../../domain/errors.js';
-import { createOrderFromUpload, respondToOrder, UploadRejectedError, type IntakeDeps } from '../../domain/intake/order-intake.service.js';
+import { createOrderFromUpload, respondToOrder, UPLOAD_PROBLEM_MESSAGES, UploadRejectedError, type IntakeDeps } from '../../domain/intake/order-intake.service.js';
 import { announceUpload, UploadTooLargeError } from '../../domain/intake/upload.service.js';
 import { findVisibleOrder } from '../../domain/orders/index.js';
-import type { MessageKey } from '../../i18n/catalogue.js';
 import { requireScope } from '../../oauth/index.js';
 import { readSecurity, ref, SECURITY_SCHEME } from '../openapi/route-docs.js';
 import { RequestValidationError } from '../validation/index.js';
 import { IdempotencyHeaderSchema, idempotencyHooks } from '../plugins/idempotency.js';
 import { MULTIPART_MAX_FILE_BYTES, multipartOrderBody } from './multipart-order-body.js';
 
-const UPLOAD_PROBLEM_MESSAGES: Record<UploadRejectedError['problem'], MessageKey> = {
-  unknown: 'validation.upload_unknown',
-  empty: 'validation.upload_empty',
-  used: 'validation.upload_used',
-  expired: 'validation.upload_expired',
-  size_mismatch: 'validation.upload_size_mismatch',
-};
-
-/** An unusable upload id as a pydantic-style 422 on the field that named it. */
 /**
  * A write with no body at all (no Content-Type, empty payload) skips Fastify's body validation, so the
  * handler checks it: pydantic's answer for an absent body is `missing` at `["body"]`.
@@ -49,9 +39,10 @@ function requireBody(body: unknown): void {
   }
 }
 
+/** An unusable upload id as a pydantic-style 422 on the field that named it. */
 export function uploadRejection(err: UploadRejectedError, field: 'upload_id' | 'upload_ids' | 'file'): RequestValidationError {
   const loc = field === 'upload_ids' && err.index !== null ? ['body', 'upload_ids', err.index] : ['body', field === 'file' ? 'file' : 'upload_id'];
-  return new RequestValidationError([{ type: 'value_error', loc, input: err.uploadId, ctx: { reason: err.problem }, messageKey: UPLOAD_PROBLEM_MESSAGES[err.problem] }]);
+  return new RequestValidationError([{ type: 'value_error', loc, input: err.uploadId, ctx: { reason: err.problem }, messageKey: UPLOAD_PROBLEM_MESSAGES[err.problem].api }]);
 }
 
 function writeSecurity(): Array<Record<string, string[]>> {
