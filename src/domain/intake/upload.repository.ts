@@ -74,3 +74,15 @@ export async function setUploadSize(db: Executor, uploadId: string, size: number
 export async function deleteUpload(db: Executor, uploadId: string): Promise<void> {
   await db.deleteFrom('uploads').where('upload_id', '=', uploadId).where('used_at', 'is', null).execute();
 }
+
+/** A user's uploads that no order used yet and that have not expired: how many, their bytes, the first to expire. */
+export async function outstandingUploads(db: Executor, userId: string, now: Date): Promise<{ count: number; bytes: number; firstExpiry: Date | null }> {
+  const row = await db
+    .selectFrom('uploads')
+    .select((eb) => [eb.fn.countAll<string>().as('count'), eb.fn.sum<string | null>('size').as('bytes'), eb.fn.min<Date | null>('expires_at').as('first_expiry')])
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), bytes: Number(row.bytes ?? 0), firstExpiry: row.first_expiry === null ? null : new Date(row.first_expiry) };
+}
