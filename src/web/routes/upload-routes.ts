@@ -15,6 +15,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, NotFoundError } from '../../domain/errors.js';
 import { ANALYZE_ORDER_JOB, createOrderFromUpload, respondToOrder, UPLOAD_PROBLEM_MESSAGES, UploadRejectedError, type IntakeDeps } from '../../domain/intake/order-intake.service.js';
 import { announceUpload, UploadTooLargeError } from '../../domain/intake/upload.service.js';
+import { UploadLimitError } from '../../domain/intake/upload-limits.js';
 import { findVisibleOrder, listVisibleProjects, sortProjectNames } from '../../domain/orders/index.js';
 import { isUuid } from '../../domain/uuid.js';
 import { translate } from '../../i18n/index.js';
@@ -98,7 +99,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       }
       try {
         const ticket = await announceUpload(
-          { db: deps.db, clock: deps.clock, presigner: deps.uploadPresigner, maxUploadBytes: deps.config.maxUploadBytes, uploadTtlSeconds: deps.config.uploadTtlSeconds },
+          { db: deps.db, clock: deps.clock, presigner: deps.uploadPresigner, maxUploadBytes: deps.config.maxUploadBytes, uploadTtlSeconds: deps.config.uploadTtlSeconds, limits: deps.uploadLimits },
           principalOf(sessionOf(req)),
           { file_name: fileName, content_type: contentType, size },
         );
@@ -106,6 +107,9 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       } catch (err) {
         if (err instanceof UploadTooLargeError) {
           return sendError(reply, 422, t('web.upload.too_large', { name: fileName, limit: formatBytes(req.web.lang, err.limit) }));
+        }
+        if (err instanceof UploadLimitError) {
+          return sendError(reply.header('Retry-After', String(err.retryAfterSeconds)), 429, translate(req.web.lang, err.messageKey, err.vars));
         }
         throw err;
       }
