@@ -104,7 +104,7 @@ export class PendingMultipartFile {
       await drain(this.part.file);
     } else if (this.hashing) {
       await this.hashing;
-    } else if (!this.part.file.readableEnded) {
+    } else if (!this.part.file.readableEnded && !this.part.file.destroyed) {
       return; // the consumer still owns the stream
     }
     await this.partsAfterFile();

@@ -149,17 +149,22 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
         payload = reply.serialize(created) as string;
       };
       try {
+        // Without a key the creation stays one statement, no transaction around it (the intake's hot path).
+        const keyed = request.idempotency !== undefined;
         if (!pending) {
-          await createOrderFromUpload(intakeDeps, request.principal, { ...order, upload_id: uploadId! }, {
-            inTransaction: async (trx, created) => {
-              answer(created);
-              await completeIdempotencyIn(trx, request, reply, payload);
-            },
+          const created = await createOrderFromUpload(intakeDeps, request.principal, { ...order, upload_id: uploadId! }, {
+            inTransaction: keyed
+              ? async (trx, created) => {
+                  answer(created);
+                  await completeIdempotencyIn(trx, request, reply, payload);
+                }
+              : undefined,
           });
+          if (!keyed) answer(created);
           return reply.send(payload);
         }
         let contentFingerprint = '';
-        await createOrderFromFile(
+        const { order: created } = await createOrderFromFile(
           { ...intakeDeps, uploadTtlSeconds: config.uploadTtlSeconds, limits: uploadLimits },
           request.principal,
           order,
@@ -173,13 +178,15 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
                 throw new RequestValidationError(after.map((name) => ({ type: 'extra_forbidden', loc: ['body', name], input: null, messageKey: 'validation.multipart_part_after_file' })));
               }
             },
-            inTransaction: async (trx, created) => {
-              answer(created);
-              const claim = request.idempotency;
-              await completeIdempotencyIn(trx, request, reply, payload, claim ? multipartRequestHash(claim.hash, contentFingerprint) : undefined);
-            },
+            inTransaction: keyed
+              ? async (trx, created) => {
+                  answer(created);
+                  await completeIdempotencyIn(trx, request, reply, payload, multipartRequestHash(request.idempotency!.hash, contentFingerprint));
+                }
+              : undefined,
           },
         );
+        if (!keyed) answer(created);
         return reply.send(payload);
       } catch (err) {
         if (err instanceof UploadRejectedError) {
