@@ -232,6 +232,23 @@ function suite(target: DatabaseTarget, storageUnderTest: StorageUnderTest): void
       assert.deepEqual(await keyState(key), { state: 'done', response_status: 201 });
     });
 
+    // Once per database: the socket's behaviour does not depend on the storage.
+    if (storageUnderTest.name === 'local directory') it('over a real socket, a refused 4 MiB form is answered and the next request is served', async () => {
+      const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
+      const objects = await storageUnderTest.countUploads(api);
+      const big = { name: 'file', file: { name: 'big.png', type: 'image/png', bytes: Buffer.alloc(4 * 1024 * 1024, 7) } };
+      for (const [who, parts, status] of [
+        ['viewer', [{ name: 'order_title', value: 'x' }, { name: 'project_id', value: ACME.projects.zeta.id }, big], 403],
+        ['loner', [big, { name: 'order_title', value: 'x' }], 422],
+        ['loner', [{ name: 'order_title', value: 'x' }, png()], 201],
+      ] as const) {
+        const { payload, contentType } = await form([...parts]);
+        const res = await fetch(`${address}/v1/orders`, { method: 'POST', headers: auth(who, { 'content-type': contentType }), body: new Uint8Array(payload) });
+        assert.equal(res.status, status, await res.text());
+      }
+      assert.equal(await storageUnderTest.countUploads(api), objects + 1, 'only the accepted file was stored');
+    });
+
     /** The presigned PUT: to the bucket over HTTP (S3), or through the app (local directory). */
     async function fetchPut(url: string, headers: Record<string, string>, bytes: Buffer): Promise<number> {
       if (url.startsWith('https://api.certdesk.test')) {
