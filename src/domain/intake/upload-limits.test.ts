@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { after, before, it } from 'node:test';
 import { describeOnEachDatabase } from '../../../test/helpers/database.js';
-import { ACME, loadStandardFixture, USERS } from '../../../test/helpers/fixtures.js';
+import { ACME, loadStandardFixture, temporaryObjectStorage, USERS } from '../../../test/helpers/fixtures.js';
 import { MemoryFailureStore, RedisFailureStore, type FailureStore } from '../../rate-limit/index.js';
 import type { Principal } from '../principal.js';
 import { ManualClock } from '../time/clock.js';
@@ -21,13 +22,19 @@ describeOnEachDatabase(`upload limits (rate store: ${redisUrl ? 'Redis' : 'memor
   let principal: Principal;
   const clock = new ManualClock(Date.now());
 
+  let dir: string;
   before(async () => {
-    await loadStandardFixture(getDb());
+    const objects = temporaryObjectStorage();
+    dir = objects.dir;
+    await loadStandardFixture(getDb(), objects.storage);
     store = redisUrl ? new RedisFailureStore(redisUrl, `certdesk-test:${randomUUID()}:`) : new MemoryFailureStore();
     const user = await getDb().db.selectFrom('users').select('id').where('email', '=', USERS.loner.email).executeTakeFirstOrThrow();
     principal = { userId: user.id, organizationId: ACME.id } as Principal;
   });
-  after(() => store.close());
+  after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('two instances share one rate window; Retry-After is the rest of the window', async () => {
     const a = new UploadLimits(getDb().db, clock, settings, store);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -86,10 +86,16 @@ describe('local directory specifics', () => {
   });
 
   it('a refused create-only write changes neither the bytes nor the stored content type', async () => {
-    const storage = new LocalDirectoryStorage(mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-')));
-    await storage.putStream('k', Readable.from([Buffer.from('a')]), { contentType: 'image/png', ifNoneMatch: true });
-    await assert.rejects(storage.putStream('k', Readable.from([Buffer.from('<b>')]), { contentType: 'text/html', ifNoneMatch: true }), ObjectExistsError);
-    assert.deepEqual(await storage.head('k'), { size: 1, contentType: 'image/png' });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-'));
+    try {
+      const storage = new LocalDirectoryStorage(dir);
+      await storage.putStream('k', Readable.from([Buffer.from('a')]), { contentType: 'image/png', ifNoneMatch: true });
+      await assert.rejects(storage.putStream('k', Readable.from([Buffer.from('<b>')]), { contentType: 'text/html', ifNoneMatch: true }), ObjectExistsError);
+      assert.deepEqual(await storage.head('k'), { size: 1, contentType: 'image/png' });
+      assert.equal(await text(await storage.get('k')), 'a');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the upload signature binds key, size, expiry and content type', async () => {
