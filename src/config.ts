@@ -37,6 +37,12 @@ export interface Config {
   objectStorageForcePathStyle: boolean;
   maxUploadBytes: number;
   uploadTtlSeconds: number;
+  /** Per user: uploads announced or received that no order used yet and that have not expired. */
+  maxOutstandingUploads: number;
+  maxOutstandingUploadBytes: number;
+  /** Per user: uploads created (POST /v1/uploads and multipart orders) per window, across instances. */
+  uploadRateLimit: number;
+  uploadRateWindowSeconds: number;
   /** Background jobs run by `serve` at once (0: `serve` runs none; use `certdesk worker`). */
   workerConcurrency: number;
   /** Ceiling of the first wait after a transient job failure (doubles per attempt). */
@@ -265,6 +271,10 @@ const specs: SettingSpec[] = [
   { key: 'objectStorageForcePathStyle', env: 'OBJECT_STORAGE_FORCE_PATH_STYLE', flag: 'object-storage-force-path-style', default: false, doc: 'Path-style S3 URLs (`https://host/bucket/key`), which most self-hosted S3-compatible servers need.', parse: boolean },
   { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: 'max-upload-bytes', default: 200 * 1024 * 1024, defaultNote: '200 MiB', doc: 'Largest asset `POST /v1/uploads` accepts (`size` above it is 422).', parse: integer(1, 5 * 1024 ** 4) },
   { key: 'uploadTtlSeconds', env: 'UPLOAD_TTL', flag: 'upload-ttl', default: 3600, doc: 'Seconds an upload (its presigned PUT URL, and the upload id for creating an order) stays valid; unused uploads are deleted after it.', parse: integer(60, 7 * 86400) },
+  { key: 'maxOutstandingUploads', env: 'MAX_OUTSTANDING_UPLOADS', flag: 'max-outstanding-uploads', default: 100, doc: 'Per user: uploads not yet used by an order and not expired; one more is 429 with `Retry-After` (until the first of them expires).', parse: integer(1, 1_000_000) },
+  { key: 'maxOutstandingUploadBytes', env: 'MAX_OUTSTANDING_UPLOAD_BYTES', flag: 'max-outstanding-upload-bytes', default: 2 * 1024 ** 3, defaultNote: '2 GiB', doc: 'Per user: bytes of the uploads not yet used by an order and not expired (announced sizes); an announcement that would pass it is 429 with `Retry-After`.', parse: integer(1, 1024 ** 5) },
+  { key: 'uploadRateLimit', env: 'UPLOAD_RATE_LIMIT', flag: 'upload-rate-limit', default: 300, doc: 'Per user: uploads created (`POST /v1/uploads` and multipart `POST /v1/orders`) per `UPLOAD_RATE_WINDOW`, counted across instances in Redis when `REDIS_URL` is set; past it 429 with `Retry-After`.', parse: integer(1, 1_000_000) },
+  { key: 'uploadRateWindowSeconds', env: 'UPLOAD_RATE_WINDOW', flag: 'upload-rate-window', default: 600, doc: 'Seconds of the `UPLOAD_RATE_LIMIT` window (fixed, starting at the first upload).', parse: integer(1, 86400) },
   { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
   {
     key: 'aiDetectionUrl',

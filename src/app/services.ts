@@ -37,6 +37,7 @@ import { isClusterWorker } from '../cluster/serve-cluster.js';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { startOAuthServices, type OAuthServices, type OAuthTuning } from '../oauth/index.js';
 import { createBruteForceLimiters, openFailureStore, type BruteForceLimiters } from '../rate-limit/index.js';
+import { UploadLimits } from '../domain/intake/upload-limits.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { HmacUploadPresigner, openObjectStorage, S3ObjectStorage, type ObjectStorage, type UploadPresigner } from '../storage/object-storage/index.js';
 import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
@@ -79,6 +80,8 @@ export interface Services {
   /** Verifies the HMAC upload URLs that `PUT /objects/...` receives (local storage). */
   readonly uploadSigner: HmacUploadPresigner;
   readonly limiters: BruteForceLimiters;
+  /** Per-user upload limits (outstanding uploads and bytes, creation rate), counted in the shared store. */
+  readonly uploadLimits: UploadLimits;
   readonly metrics: ServiceMetrics;
   readonly oauth: OAuthServices;
   /** Background jobs of this process (started by `serve` and `certdesk worker`, not by other commands). */
@@ -110,7 +113,12 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   const storage = input.storage ?? openObjectStorage(config);
   const orders = await createOrdersContext(db, config);
   const uploadSigner = new HmacUploadPresigner(await serverSecret(db, SERVER_SECRET.presign), config.publicBaseUrl);
-  const limiters = input.limiters ?? createBruteForceLimiters({ store: openFailureStore(config), log });
+  // One rate-limit store (Redis when REDIS_URL is set) for the brute-force guards and the upload rate; a
+  // caller that brings its own guards gets a store of its own for uploads.
+  const sharedStore = input.limiters ? null : openFailureStore(config);
+  const limiters = input.limiters ?? createBruteForceLimiters({ store: sharedStore!, log });
+  const uploadRateStore = sharedStore ?? openFailureStore(config);
+  const uploadLimits = new UploadLimits(db, clock, config, uploadRateStore, (err) => log.warn({ err }, 'upload rate limit store unavailable; not limiting'));
   const ownMetrics = input.metrics ?? createServiceMetrics();
   ownMetrics.observeDatabase(database);
   ownMetrics.observeJobQueue(() => countJobs(db));
@@ -152,6 +160,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     uploadPresigner: storage instanceof S3ObjectStorage ? storage : uploadSigner,
     uploadSigner,
     limiters,
+    uploadLimits,
     metrics,
     oauth,
     jobs,
@@ -166,6 +175,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
         await oauth.stop();
         // Limiters a caller brought are the caller's to close.
         if (!input.limiters) await limiters.close();
+        else await uploadRateStore.close();
       })()),
   };
 }

@@ -46,6 +46,7 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
     clientAccess: oauth.clients,
     storage: app.services.storage,
     uploadPresigner: app.services.uploadPresigner,
+    uploadLimits: app.services.uploadLimits,
     clock: app.services.clock,
     onJobQueued: () => app.services.jobQueued(),
   };

@@ -14,7 +14,7 @@ import { ManualClock } from '../time/clock.js';
 import { canMove, IllegalTransitionError, isFinal } from './lifecycle.js';
 import { toOrderRow } from './order-document.js';
 import { listOrderEvents } from './order-lifecycle.repository.js';
-import { changeOrder, OrderNotFoundError } from './order-lifecycle.service.js';
+import { changeOrder, createOrder, OrderNotFoundError } from './order-lifecycle.service.js';
 import { recountOrderCounters, upsertOrders } from './order.repository.js';
 
 const ALLOWED = new Set([
@@ -81,6 +81,20 @@ for (const target of databaseTargets()) {
       assert.equal(JSON.parse(row.doc).order_state, 'Reviewed');
       assert.equal(JSON.parse(row.doc).reviewed_by, USERS.admin.email);
       assert.equal(JSON.parse(row.preview_doc).order_state, 'Reviewed');
+    });
+
+    it('createOrder writes the order with its asset and its creation event in one statement', async () => {
+      const row = toOrderRow(ACME.id, {
+        order_id: 'created-1', username: 'Editor', email: USERS.editor.email, order_state: 'In Progress', order_title: 'c', asset_id: 'created-1',
+        asset_name: 'c.png', asset_last_modified_timestamp: '1', ordered_by: null, creation_time: clock.now().toISOString(), project_id: ACME.projects.zeta.id,
+      });
+      await handle.db.transaction().execute((trx) => createOrder(trx, clock, row, { key: `orgs/${ACME.id}/uploads/x`, contentType: 'image/png', size: 7 }, actor));
+      const stored = await handle.db.selectFrom('orders').select(['order_state', 'project_id', 'asset_key', 'asset_content_type', 'asset_size', 'doc']).where('order_id', '=', 'created-1').executeTakeFirstOrThrow();
+      assert.deepEqual({ ...stored, asset_size: Number(stored.asset_size), doc: JSON.parse(stored.doc).order_title }, {
+        order_state: 'In Progress', project_id: ACME.projects.zeta.id, asset_key: `orgs/${ACME.id}/uploads/x`, asset_content_type: 'image/png', asset_size: 7, doc: 'c',
+      });
+      const events = await listOrderEvents(handle.db, 'created-1');
+      assert.deepEqual(events.map((e) => [e.from_state, e.to_state, e.reason]), [[null, 'In Progress', 'created']]);
     });
 
     it('refuses illegal moves with 409 and changes nothing', async () => {

@@ -265,6 +265,10 @@ export const de: Catalogue = {
   'errors.not_awaiting_response': 'Der Auftrag wartet auf keine Antwort (Zustand {state})',
   'errors.project_role_forbidden': 'Ihre Rolle in diesem Projekt ({role}) erlaubt keine Aufträge',
   'errors.idempotency_in_progress': 'Eine Anfrage mit diesem Idempotency-Key wird noch verarbeitet',
+  'errors.upload_rate_limited': 'Zu viele Uploads angelegt; bitte in {seconds} Sekunden erneut versuchen',
+  'errors.too_many_outstanding_uploads': 'Zu viele Uploads, die noch keine Bestellung verwendet (höchstens {max}); legen Sie Bestellungen daraus an oder lassen Sie sie ablaufen',
+  'errors.outstanding_upload_bytes': 'Die noch nicht von einer Bestellung verwendeten Uploads würden {max} Bytes überschreiten; legen Sie Bestellungen daraus an oder lassen Sie sie ablaufen',
+  'validation.multipart_part_after_file': 'Felder müssen im Formular vor der Datei stehen',
   'errors.upload_size_mismatch': 'Der Inhalt hat nicht die angekündigte Größe',
   'errors.upload_already_received': 'Dieser Upload hat seine Bytes bereits erhalten',
 };

@@ -269,6 +269,10 @@ export const en = {
   'errors.not_awaiting_response': 'The order is not waiting for a response (state {state})',
   'errors.project_role_forbidden': 'Your role in this project ({role}) does not allow creating orders',
   'errors.idempotency_in_progress': 'A request with this Idempotency-Key is still being processed',
+  'errors.upload_rate_limited': 'Too many uploads created; try again in {seconds} seconds',
+  'errors.too_many_outstanding_uploads': 'Too many uploads not yet used by an order (at most {max}); create orders from them or let them expire',
+  'errors.outstanding_upload_bytes': 'The uploads not yet used by an order would exceed {max} bytes; create orders from them or let them expire',
+  'validation.multipart_part_after_file': 'Fields must come before the file in the form',
   'errors.upload_size_mismatch': 'The body does not have the announced size',
   'errors.upload_already_received': 'This upload has already received its bytes',
 } as const;

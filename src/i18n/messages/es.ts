@@ -265,6 +265,10 @@ export const es: Catalogue = {
   'errors.not_awaiting_response': 'El pedido no está esperando una respuesta (estado {state})',
   'errors.project_role_forbidden': 'Su rol en este proyecto ({role}) no permite crear pedidos',
   'errors.idempotency_in_progress': 'Todavía se está procesando una solicitud con esta Idempotency-Key',
+  'errors.upload_rate_limited': 'Demasiadas cargas creadas; vuelva a intentarlo en {seconds} segundos',
+  'errors.too_many_outstanding_uploads': 'Demasiadas cargas aún no usadas por un pedido (como máximo {max}); cree pedidos con ellas o deje que caduquen',
+  'errors.outstanding_upload_bytes': 'Las cargas aún no usadas por un pedido superarían {max} bytes; cree pedidos con ellas o deje que caduquen',
+  'validation.multipart_part_after_file': 'Los campos deben ir antes del archivo en el formulario',
   'errors.upload_size_mismatch': 'El cuerpo no tiene el tamaño anunciado',
   'errors.upload_already_received': 'Esta carga ya ha recibido sus bytes',
 };

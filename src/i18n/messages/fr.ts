@@ -265,6 +265,10 @@ export const fr: Catalogue = {
   'errors.not_awaiting_response': 'La commande n’attend pas de réponse (état {state})',
   'errors.project_role_forbidden': 'Votre rôle dans ce projet ({role}) ne permet pas de créer des commandes',
   'errors.idempotency_in_progress': 'Une requête avec cette Idempotency-Key est encore en cours de traitement',
+  'errors.upload_rate_limited': 'Trop de téléversements créés ; réessayez dans {seconds} secondes',
+  'errors.too_many_outstanding_uploads': 'Trop de téléversements pas encore utilisés par une commande (au plus {max}) ; créez-en des commandes ou laissez-les expirer',
+  'errors.outstanding_upload_bytes': 'Les téléversements pas encore utilisés par une commande dépasseraient {max} octets ; créez-en des commandes ou laissez-les expirer',
+  'validation.multipart_part_after_file': 'Les champs doivent précéder le fichier dans le formulaire',
   'errors.upload_size_mismatch': 'Le corps n’a pas la taille annoncée',
   'errors.upload_already_received': 'Ce téléversement a déjà reçu ses octets',
 };

@@ -265,6 +265,10 @@ export const ja: Catalogue = {
   'errors.not_awaiting_response': 'この注文は回答を待っていません（状態 {state}）',
   'errors.project_role_forbidden': 'このプロジェクトでのあなたのロール（{role}）では注文を作成できません',
   'errors.idempotency_in_progress': 'この Idempotency-Key のリクエストはまだ処理中です',
+  'errors.upload_rate_limited': 'アップロードの作成が多すぎます。{seconds} 秒後にもう一度お試しください',
+  'errors.too_many_outstanding_uploads': '注文に使われていないアップロードが多すぎます（最大 {max} 件）。注文を作成するか、期限切れになるまでお待ちください',
+  'errors.outstanding_upload_bytes': '注文に使われていないアップロードが {max} バイトを超えます。注文を作成するか、期限切れになるまでお待ちください',
+  'validation.multipart_part_after_file': 'フォームではフィールドをファイルより前に置いてください',
   'errors.upload_size_mismatch': '本文が申告されたサイズと一致しません',
   'errors.upload_already_received': 'このアップロードは既にデータを受け取っています',
 };
