@@ -132,7 +132,7 @@ for (const target of databaseTargets()) {
       ]);
       assert.deepEqual(o.analysis_failed_items!.map((i) => [i.type, i.name, i.ai_likelihood]), [['metadata', 'xmp Iptc4xmpExt.DigitalSourceType: trainedAlgorithmicMedia', 1]]);
       const events = await listOrderEvents(api.database.db, id);
-      assert.deepEqual(events.map((e) => [e.from_state, e.to_state]), [[null, 'In Progress'], ['In Progress', 'Action Required']]);
+      assert.deepEqual(events.map((e) => [e.type, e.from_state, e.to_state]), [['created', null, 'In Progress'], ['analysis_completed', null, null], ['state_changed', 'In Progress', 'Action Required']]);
     });
 
     it("detection regions become annotations; the project's thresholds decide items and verdict", async () => {
@@ -194,7 +194,7 @@ for (const target of databaseTargets()) {
       assert.deepEqual(o.analysis_list, [...passed('file_type', 'metadata', 'layer_check'), { analysis_type: 'ai_detection', analysis_passed: false }]);
       const last = (await listOrderEvents(api.database.db, id)).at(-1)!;
       assert.equal(last.to_state, 'Failed');
-      assert.match(last.reason ?? '', /^ai_detection failed: .*not JSON/);
+      assert.match(last.note ?? '', /^ai_detection failed: .*not JSON/);
     });
 
     it('a truncated PNG passes file_type, then fails layer_check on every attempt and ends Failed', async () => {
@@ -205,7 +205,7 @@ for (const target of databaseTargets()) {
       assert.deepEqual(o.analysis_list, [...passed('file_type', 'metadata'), { analysis_type: 'layer_check', analysis_passed: false }]);
       assert.equal(o.asset_preview_url, null);
       const last = (await listOrderEvents(api.database.db, id)).at(-1)!;
-      assert.match(last.reason ?? '', /^layer_check failed: .*(libpng|read error|truncated)/i);
+      assert.match(last.note ?? '', /^layer_check failed: .*(libpng|read error|truncated)/i);
     });
   });
 }

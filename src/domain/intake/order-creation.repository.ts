@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
 import type { OrderRow } from '../orders/order-document.js';
 import type { OrderAsset, OrderEventInput } from '../orders/order-lifecycle.repository.js';
+import { ORDER_EVENT_COLUMNS, orderEventValues } from '../history/order-history.repository.js';
 
 export interface NewOrderWrite {
   uploadId: string;
@@ -45,9 +46,8 @@ export async function insertOrderClaimingUpload(db: Executor, w: NewOrderWrite):
       FROM claimed
       RETURNING order_id
     )
-    INSERT INTO order_events (order_id, organization_id, from_state, to_state, actor_kind, actor_id, actor_label, reason, occurred_at)
-    SELECT created.order_id, ${event.organization_id}::uuid, ${event.from_state}::text, ${event.to_state}::text, ${event.actor_kind}::text,
-           ${event.actor_id}::text, ${event.actor_label}::text, ${event.reason}::text, ${event.occurred_at}::timestamptz
+    INSERT INTO order_events (${ORDER_EVENT_COLUMNS})
+    SELECT created.order_id, ${orderEventValues(event)}
     FROM created
     RETURNING order_id`.execute(db);
   return result.rows.length === 1;

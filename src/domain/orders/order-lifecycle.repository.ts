@@ -1,13 +1,16 @@
 /**
  * SQL of the order lifecycle: lock one order, write its re-rendered documents only if it is still in the
- * state the move started from, record the move, read the trail. Counters follow through the `orders`
- * triggers (migrations/0001), in the same transaction.
+ * state the move started from, insert a new order with its creation event. Counters follow through the
+ * `orders` triggers (migrations/0001), in the same transaction. The events are the order history's
+ * (src/domain/history).
  */
 import { sql } from 'kysely';
 import type { HumanOrderStateValue } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import type { StoredLayer } from '../../storage/schema.js';
 import type { OrderRow } from './order-document.js';
+import type { OrderEventInput } from '../history/order-event.js';
+import { orderEventValues } from '../history/order-history.repository.js';
 
 export interface LockedOrder {
   order_id: string;
@@ -94,47 +97,11 @@ export async function insertOrderWithEvent(trx: Executor, row: OrderRow, asset: 
         .returning('order_id'),
     )
     .insertInto('order_events')
-    .columns(['order_id', 'organization_id', 'from_state', 'to_state', 'actor_kind', 'actor_id', 'actor_label', 'reason', 'occurred_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('created')
-        .select((s) => [
-          'created.order_id',
-          s.val(event.organization_id).as('organization_id'),
-          s.val(event.from_state).as('from_state'),
-          s.val(event.to_state).as('to_state'),
-          s.val(event.actor_kind).as('actor_kind'),
-          s.val(event.actor_id).as('actor_id'),
-          s.val(event.actor_label).as('actor_label'),
-          s.val(event.reason).as('reason'),
-          s.val(event.occurred_at).as('occurred_at'),
-        ]),
-    )
+    .columns(['order_id', 'organization_id', 'type', 'from_state', 'to_state', 'actor_kind', 'actor_id', 'actor', 'actor_client_id', 'note', 'changes', 'occurred_at'])
+    .expression(sql`SELECT created.order_id, ${orderEventValues(event)} FROM created`)
     .execute();
 }
 
-export interface OrderEventInput {
-  order_id: string;
-  organization_id: string;
-  from_state: HumanOrderStateValue | null;
-  to_state: HumanOrderStateValue;
-  actor_kind: 'user' | 'system';
-  actor_id: string;
-  actor_label: string | null;
-  reason: string | null;
-  occurred_at: Date;
-}
-
-export async function insertOrderEvent(trx: Executor, event: OrderEventInput): Promise<void> {
-  await trx.insertInto('order_events').values(event).execute();
-}
-
-export interface OrderEventRow extends Omit<OrderEventInput, 'occurred_at'> {
-  id: number;
-  occurred_at: Date;
-}
-
-/** The trail of one order, oldest first. */
-export async function listOrderEvents(db: Executor, orderId: string): Promise<OrderEventRow[]> {
-  return (await db.selectFrom('order_events').selectAll().where('order_id', '=', orderId).orderBy('id').execute()) as OrderEventRow[];
-}
+// The events themselves belong to the order history (src/domain/history); re-exported for the lifecycle's callers.
+export { insertOrderEvent, listOrderEvents, type OrderEventRow } from '../history/order-history.repository.js';
+export type { OrderEventInput } from '../history/order-event.js';

@@ -73,9 +73,14 @@ for (const target of databaseTargets()) {
       });
       const [event] = await listOrderEvents(handle.db, id!);
       assert.deepEqual(
-        { from: event!.from_state, to: event!.to_state, kind: event!.actor_kind, who: event!.actor_id, label: event!.actor_label, why: event!.reason, at: event!.occurred_at.toISOString() },
-        { from: 'In Progress', to: 'Reviewed', kind: 'user', who: actor.userId, label: USERS.admin.email, why: 'findings recorded', at: clock.now().toISOString() },
+        { type: event!.type, from: event!.from_state, to: event!.to_state, kind: event!.actor_kind, who: event!.actor_id, actor: event!.actor, why: event!.note, at: event!.occurred_at.toISOString() },
+        { type: 'state_changed', from: 'In Progress', to: 'Reviewed', kind: 'user', who: actor.userId, actor: USERS.admin.email, why: 'findings recorded', at: clock.now().toISOString() },
       );
+      // What the move changed besides the state, before and after.
+      assert.deepEqual(event!.changes, {
+        reviewed_by: { before: null, after: USERS.admin.email },
+        review_timestamp: { before: null, after: clock.now().toISOString() },
+      });
       const row = await handle.db.selectFrom('orders').select(['order_state', 'doc', 'preview_doc']).where('order_id', '=', id!).executeTakeFirstOrThrow();
       assert.equal(row.order_state, 'Reviewed');
       assert.equal(JSON.parse(row.doc).order_state, 'Reviewed');
