@@ -13,7 +13,7 @@ import { IllegalTransitionError, canMove } from './lifecycle.js';
 import { toOrderRow, type OrderRow } from './order-document.js';
 import type { OrderInputT } from './order-input.schema.js';
 import { insertOrderWithEvent, lockOrder, writeOrderState, type LockedOrder, type OrderAsset } from './order-lifecycle.repository.js';
-import { actorColumns, fieldChanges, mergeChanges, type Actor, type FieldChanges, type OrderEventInput, type OrderEventType } from '../history/order-event.js';
+import { actorColumns, fieldChanges, mergeChanges, MOVE_EVENT_TYPES, type Actor, type FieldChanges, type OrderEventInput, type OrderEventType } from '../history/order-event.js';
 import { insertOrderEvent } from '../history/order-history.repository.js';
 
 export type { Actor };
@@ -65,6 +65,10 @@ export async function changeOrderIn(trx: Executor, clock: Clock, orderId: string
   const to = change.to ?? from;
   if (change.onlyFrom && !change.onlyFrom.includes(from)) throw new IllegalTransitionError(from, to);
   if (change.to !== undefined && !canMove(from, to)) throw new IllegalTransitionError(from, to);
+  const moved = to !== from;
+  const type = change.event ?? (moved ? 'state_changed' : undefined);
+  // A programming error, not a 409: the database refuses such a row too (order_events_move_check).
+  if (type && MOVE_EVENT_TYPES.includes(type) !== moved) throw new Error(`a ${type} event ${moved ? 'cannot record' : 'needs'} a move (${from} → ${to})`);
   const before = orderInputOf(locked);
   const input = orderInputOf(locked);
   change.edit?.(input, locked);
@@ -72,8 +76,6 @@ export async function changeOrderIn(trx: Executor, clock: Clock, orderId: string
   const row = toOrderRow(locked.organization_id, input);
   // The row lock makes this hold; the condition keeps the write honest should a caller forget the lock.
   if (!(await writeOrderState(trx, from, row))) throw new IllegalTransitionError(from, to);
-  const moved = to !== from;
-  const type = change.event ?? (moved ? 'state_changed' : undefined);
   if (type) {
     await insertOrderEvent(trx, {
       order_id: orderId,

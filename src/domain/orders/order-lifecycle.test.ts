@@ -98,6 +98,20 @@ for (const target of databaseTargets()) {
       await assert.rejects(changeOrder(handle.db, clock, 'no-such-order', actor, { to: 'Failed' }), OrderNotFoundError);
     });
 
+    it('records an edit only when told its event type, and refuses an event type that does not match the move', async () => {
+      const [id] = await freshOrders('edits', 1);
+      await changeOrder(handle.db, clock, id!, actor, { edit: (o) => { o.confidence = 0.5; } });
+      assert.equal((await listOrderEvents(handle.db, id!)).length, 0, 'an unrecorded edit is progress, not an event');
+      await changeOrder(handle.db, clock, id!, actor, { edit: (o) => { o.confidence = 0.75; }, event: 'annotation_changed', reason: 'checked' });
+      const events = await listOrderEvents(handle.db, id!);
+      assert.deepEqual(events.map((e) => [e.type, e.from_state, e.to_state, e.note, e.changes]), [['annotation_changed', null, null, 'checked', { confidence: { before: 0.5, after: 0.75 } }]]);
+      await assert.rejects(changeOrder(handle.db, clock, id!, actor, { event: 'responded' }), /needs a move/);
+      await assert.rejects(changeOrder(handle.db, clock, id!, actor, { to: 'Failed', event: 'analysis_completed' }), /cannot record a move/);
+      const row = await handle.db.selectFrom('orders').select('order_state').where('order_id', '=', id!).executeTakeFirstOrThrow();
+      assert.equal(row.order_state, 'In Progress', 'a refused change writes nothing');
+      assert.equal((await listOrderEvents(handle.db, id!)).length, 1);
+    });
+
     it('property: concurrent random moves keep the trail consistent and the counters exact', async () => {
       let round = 0;
       await fc.assert(
