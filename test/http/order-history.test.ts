@@ -7,6 +7,7 @@
  * same way. Every answer is checked against the served OpenAPI document. On PGlite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { OrderHistoryEventT, OrderHistoryT } from '../../src/contract/history-schemas.js';
@@ -53,7 +54,10 @@ for (const target of databaseTargets()) {
         handlers: jobHandlers({ db: api.database.db, clock, storage: new LocalDirectoryStorage(api.dir), concurrency: 2 }),
       });
     });
-    after(() => api.close());
+    after(async () => {
+      await api.close();
+      rmSync(api.dir, { recursive: true, force: true });
+    });
 
     const auth = (as: Writer) => ({ authorization: `Bearer ${writeTokens[as]}` });
     const operationId = () => api.openapi.operationIds().find((id) => id.startsWith('get_order_history_v1_'))!;
