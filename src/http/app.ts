@@ -26,6 +26,7 @@ import { trackRoutes } from './plugins/method-not-allowed.js';
 import { healthRoutes } from './routes/health.js';
 import { objectRoutes } from './routes/objects.js';
 import { orderRoutes } from './routes/orders.js';
+import { orderHistoryRoutes } from './routes/order-history.js';
 import { orderIntakeRoutes } from './routes/order-intake.js';
 import { organizationMemberRoutes } from './routes/organization-members.js';
 import { projectRoutes } from './routes/projects.js';
@@ -86,6 +87,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(oauthPlugin, { services: services.oauth });
   await app.register(orderRoutes);
   await app.register(orderIntakeRoutes);
+  await app.register(orderHistoryRoutes);
   await app.register(objectRoutes);
   await app.register(projectRoutes);
   await app.register(organizationMemberRoutes);

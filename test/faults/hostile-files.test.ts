@@ -131,11 +131,11 @@ for (const target of targets) {
           const move = events.find((e) => e.to_state === c.expected.state);
           if (c.expected.state === 'Unsupported File') {
             assert.ok(move, `${c.name}: no move to Unsupported File in ${JSON.stringify(events)}`);
-            assert.match(String(move.reason), c.expected.reason, c.name);
+            assert.match(String(move.note), c.expected.reason, c.name);
           }
           if (c.expected.state === 'Failed') {
             assert.ok(move, `${c.name}: no move to Failed`);
-            assert.match(String(move.reason), /cannot be decoded/, c.name);
+            assert.match(String(move.note), /cannot be decoded/, c.name);
           }
         }
       } finally {

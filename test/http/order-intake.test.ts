@@ -119,7 +119,11 @@ for (const target of databaseTargets()) {
       assert.equal(preview.headers['content-type'], 'image/jpeg');
       assert.deepEqual(await sharp(preview.rawPayload).metadata().then((m) => [m.format, m.width, m.height]), ['jpeg', 8, 6]);
       const events = await listOrderEvents(api.database.db, order.order_id);
-      assert.deepEqual(events.map((e) => [e.from_state, e.to_state, e.actor_kind, e.actor_label]), [[null, 'In Progress', 'user', `${USERS.loner.email} (client ${events[0]!.actor_label!.split('client ')[1]!.slice(0, -1)})`]]);
+      assert.deepEqual(events.map((e) => [e.type, e.from_state, e.to_state, e.actor_kind, e.actor, e.actor_client_id]), [
+        ['created', null, 'In Progress', 'user', USERS.loner.email, events[0]!.actor_client_id],
+        ['analysis_completed', null, null, 'system', 'certdesk:analysis', null],
+      ]);
+      assert.match(events[0]!.actor_client_id ?? '', /./, 'the API client the user acted through is kept');
     });
 
     for (const [name, bytes, type] of [
@@ -185,7 +189,7 @@ for (const target of databaseTargets()) {
       assert.equal(failed.asset_preview_url, null);
       const events = await listOrderEvents(api.database.db, order.order_id);
       assert.deepEqual(events.map((e) => e.to_state), ['In Progress', 'Failed']);
-      assert.match(events[1]!.reason!, /^layer_check failed: /);
+      assert.match(events[1]!.note!, /^layer_check failed: /);
     });
 
     it('role rules: viewer 403 in the project, anyone for a personal order, invisible project 404, admin anywhere', async () => {
@@ -396,7 +400,9 @@ for (const target of databaseTargets()) {
       assert.equal((await respond('editor', { message: 'again' })).statusCode, 409);
       const events = await listOrderEvents(api.database.db, order.order_id);
       assert.deepEqual(events.map((e) => e.to_state), ['In Progress', 'Action Required', 'In Progress']);
-      assert.match(events[2]!.reason!, /work in progress/);
+      assert.equal(events[2]!.type, 'responded');
+      assert.equal(events[2]!.note, 'Here is my work in progress');
+      assert.deepEqual(events[2]!.changes, { upload_ids: { before: [], after: [evidence] } });
     });
 
     it('Idempotency-Key: a retry replays the first response, another body is 422, a running one 409, per client', async () => {

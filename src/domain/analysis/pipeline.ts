@@ -145,6 +145,8 @@ async function writeOutcomes(deps: AnalysisDeps, orderId: string, outcomes: read
     const written = await changeOrderIn(trx, deps.clock, orderId, ANALYSIS_ACTOR, {
       onlyFrom: ['In Progress'],
       edit: (input) => applyNewOutcomes(input, outcomes),
+      // The history records the analysis once, when it has finished (the writes of an interrupted attempt are progress).
+      ...(settle ? { event: 'analysis_completed' as const } : {}),
     });
     const failed = settle ? failedTypes(written.order.analysis_list ?? []) : [];
     if (failed.length > 0) {
@@ -194,7 +196,7 @@ export async function analyzeOrder(deps: AnalysisDeps, orderId: string, signal: 
   if (outcomes.length > 0) await writeOutcomes(deps, orderId, outcomes, true);
   else if (failedTypes(recorded).length > 0) {
     // Every check had its entry already (an earlier attempt wrote them, then stopped): settle now.
-    await changeOrder(deps.db, deps.clock, orderId, ANALYSIS_ACTOR, { to: 'Action Required', onlyFrom: ['In Progress'], reason: `flagged by ${failedTypes(recorded).join(', ')}` });
+    await writeOutcomes(deps, orderId, [], true);
   }
 }
 

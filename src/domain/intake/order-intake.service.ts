@@ -275,7 +275,10 @@ export async function respondToOrder(deps: IntakeDeps, principal: Principal, ord
     await changeOrderIn(trx, deps.clock, orderId, actorOf(principal), {
       to: 'In Progress',
       onlyFrom: ['Action Required'],
-      reason: JSON.stringify({ response: request.message, upload_ids: evidence.map((u) => u.upload_id) }),
+      // Recorded as `responded`: the message is the event's note, the evidence its changes (docs/history.md).
+      event: 'responded',
+      reason: request.message,
+      ...(evidence.length > 0 ? { changes: { upload_ids: { before: [], after: evidence.map((u) => u.upload_id) } } } : {}),
     });
   });
   const order = await findVisibleOrder(deps.orders, principal, orderId);

@@ -1,13 +1,16 @@
 /**
  * SQL of the order lifecycle: lock one order, write its re-rendered documents only if it is still in the
- * state the move started from, record the move, read the trail. Counters follow through the `orders`
- * triggers (migrations/0001), in the same transaction.
+ * state the move started from, insert a new order with its creation event. Counters follow through the
+ * `orders` triggers (migrations/0001), in the same transaction. The events are the order history's
+ * (src/domain/history).
  */
 import { sql } from 'kysely';
 import type { HumanOrderStateValue } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import type { StoredLayer } from '../../storage/schema.js';
 import type { OrderRow } from './order-document.js';
+import type { OrderEventInput } from '../history/order-event.js';
+import { ORDER_EVENT_COLUMNS, orderEventValues } from '../history/order-history.repository.js';
 
 export interface LockedOrder {
   order_id: string;
@@ -84,9 +87,8 @@ export function newOrderStatementSql(row: OrderRow, asset: OrderAsset, event: Or
       ${from}
       RETURNING order_id
     )
-    INSERT INTO order_events (order_id, organization_id, from_state, to_state, actor_kind, actor_id, actor_label, reason, occurred_at)
-    SELECT created.order_id, ${event.organization_id}::uuid, ${event.from_state}::text, ${event.to_state}::text, ${event.actor_kind}::text,
-           ${event.actor_id}::text, ${event.actor_label}::text, ${event.reason}::text, ${event.occurred_at}::timestamptz
+    INSERT INTO order_events (${ORDER_EVENT_COLUMNS})
+    SELECT created.order_id, ${orderEventValues(event)}
     FROM created
     RETURNING order_id`;
 }
@@ -100,28 +102,6 @@ export async function insertOrderWithEvent(trx: Executor, row: OrderRow, asset: 
   await sql`WITH ${newOrderStatementSql(row, asset, event, null)}`.execute(trx);
 }
 
-export interface OrderEventInput {
-  order_id: string;
-  organization_id: string;
-  from_state: HumanOrderStateValue | null;
-  to_state: HumanOrderStateValue;
-  actor_kind: 'user' | 'system';
-  actor_id: string;
-  actor_label: string | null;
-  reason: string | null;
-  occurred_at: Date;
-}
-
-export async function insertOrderEvent(trx: Executor, event: OrderEventInput): Promise<void> {
-  await trx.insertInto('order_events').values(event).execute();
-}
-
-export interface OrderEventRow extends Omit<OrderEventInput, 'occurred_at'> {
-  id: number;
-  occurred_at: Date;
-}
-
-/** The trail of one order, oldest first. */
-export async function listOrderEvents(db: Executor, orderId: string): Promise<OrderEventRow[]> {
-  return (await db.selectFrom('order_events').selectAll().where('order_id', '=', orderId).orderBy('id').execute()) as OrderEventRow[];
-}
+// The events themselves belong to the order history (src/domain/history); re-exported for the lifecycle's callers.
+export { insertOrderEvent, listOrderEvents, type OrderEventRow } from '../history/order-history.repository.js';
+export type { OrderEventInput } from '../history/order-event.js';

@@ -10,6 +10,7 @@ import {
   sortProjectNames,
   toOrderPreviewObject,
 } from '../../domain/orders/index.js';
+import { getOrderHistory } from '../../domain/history/order-history.service.js';
 import { requireSession, sessionOf } from '../guards.js';
 import { sendNotFound, sendPage } from '../respond.js';
 import { orderPage } from '../views/order-page.js';
@@ -54,9 +55,12 @@ export function orderRoutes(deps: WebDeps): FastifyPluginAsync {
     });
 
     app.get<{ Params: { orderId: string }; Querystring: { responded?: string } }>('/orders/:orderId', async (req, reply) => {
-      const order = await findVisibleOrder(deps.orders, principalOf(sessionOf(req)), req.params.orderId);
+      const principal = principalOf(sessionOf(req));
+      const order = await findVisibleOrder(deps.orders, principal, req.params.orderId);
       if (!order) return sendNotFound(req.web, reply);
-      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1' }));
+      // The history is for organization administrators (DECISIONS 9); members read it through the API.
+      const history = principal.isAdmin ? (await getOrderHistory(deps.db, principal, order.order_id))?.events : undefined;
+      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1', ...(history ? { history } : {}) }));
     });
   };
 }
