@@ -26,6 +26,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { systemClock, type Clock } from '../domain/time/clock.js';
 import { createOrdersContext, type OrdersContext } from '../domain/orders/index.js';
+import type { CertificateDeps } from '../domain/certificates/index.js';
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
 import { JobRuntime } from '../jobs/job-runtime.js';
@@ -78,6 +79,8 @@ export interface Services {
   readonly limiters: BruteForceLimiters;
   readonly metrics: ServiceMetrics;
   readonly oauth: OAuthServices;
+  /** What issuing a certificate needs: the clock, the current signing key, the issuer and public URLs. */
+  readonly certificates: CertificateDeps;
   /** Background jobs of this process (started by `serve` and `certdesk worker`, not by other commands). */
   readonly jobs: JobRuntime;
   /** Wakes this process's worker: a request just queued a job. */
@@ -138,6 +141,12 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     limiters,
     metrics,
     oauth,
+    certificates: {
+      clock,
+      signingKey: () => oauth.keys.current().signing,
+      issuerUrl: config.issuerUrl,
+      publicBaseUrl: config.publicBaseUrl,
+    },
     jobs,
     jobQueued: () => jobs.nudge(),
     close: () =>

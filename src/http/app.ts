@@ -27,6 +27,7 @@ import { healthRoutes } from './routes/health.js';
 import { objectRoutes } from './routes/objects.js';
 import { orderRoutes } from './routes/orders.js';
 import { orderIntakeRoutes } from './routes/order-intake.js';
+import { certificateRoutes } from './routes/certificates.js';
 import { organizationMemberRoutes } from './routes/organization-members.js';
 import { projectRoutes } from './routes/projects.js';
 import { webPlugin } from '../web/index.js';
@@ -86,6 +87,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(oauthPlugin, { services: services.oauth });
   await app.register(orderRoutes);
   await app.register(orderIntakeRoutes);
+  await app.register(certificateRoutes);
   await app.register(objectRoutes);
   await app.register(projectRoutes);
   await app.register(organizationMemberRoutes);
