@@ -143,6 +143,27 @@ describeOnEachDatabase('certificates', (getDb) => {
     }
   });
 
+  it('badge.svg: an SVG linking to the verify page, embeddable anywhere, revalidated each time; 404 for unknown ids', async () => {
+    const res = await api.get(`/verify/${certificateId}/badge.svg`, null);
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^image\/svg\+xml/);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    assert.equal(res.headers['cross-origin-resource-policy'], 'cross-origin');
+    assert.equal(res.headers['cache-control'], 'public, no-cache');
+    assert.match(res.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.match(res.body, />Human Certified</);
+    assert.ok(res.body.includes(`<a href="https://api.certdesk.test/verify/${certificateId}"`));
+    // The asset name is data: escaped, never markup; and no script anywhere.
+    assert.ok(res.body.includes('sunset &lt;final&gt;.png'));
+    assert.doesNotMatch(res.body, /<script|sunset <final>/);
+    const again = await api.get(`/verify/${certificateId}/badge.svg`, null, { 'if-none-match': String(res.headers.etag) });
+    assert.equal(again.statusCode, 304);
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
+      const missing = await api.get(`/verify/${id}/badge.svg`, null);
+      assert.equal(missing.statusCode, 404);
+    }
+  });
+
   it('the JWKS is readable from other origins (CORS, preflight)', async () => {
     const res = await api.get('/.well-known/jwks.json', null, { origin: 'https://customer.example' });
     assert.equal(res.headers['access-control-allow-origin'], '*');
@@ -249,6 +270,7 @@ describeOnEachDatabase('certificates', (getDb) => {
     assert.match(body.revoked_at, /Z$/);
     api.openapi.assertResponse('get_certificate_v1_certificates__certificate_id__get', 200, body);
     assert.equal(((await api.get(`/v1/orders/${orderId}/certificate`, 'admin')).json() as { status: string }).status, 'revoked');
+    assert.match((await api.get(`/verify/${certificateId}/badge.svg`, null)).body, />Revoked</);
     const order = await api.get(`/v1/orders/${orderId}`, 'admin');
     assert.equal((order.json() as { order_state: string }).order_state, 'Human Certified');
   });
