@@ -277,7 +277,7 @@ export const de: Catalogue = {
   'web.verify.asset_name': 'Datei',
   'web.verify.issued': 'Ausgestellt',
   'web.verify.certificate_id': 'Zertifikats-ID',
-  'web.verify.sha256': 'SHA-256 der zertifizierten Datei',
+  'web.verify.digest': 'SHA-256 der zertifizierten Datei',
   'web.verify.signature_heading': 'Signatur',
   'web.verify.signature_checking': 'Die Signatur wird in Ihrem Browser geprüft…',
   'web.verify.signature_valid': 'Signatur gültig: in Ihrem Browser gegen {jwks} geprüft (Schlüssel {kid}).',

@@ -281,7 +281,7 @@ export const en = {
   'web.verify.asset_name': 'Asset',
   'web.verify.issued': 'Issued',
   'web.verify.certificate_id': 'Certificate id',
-  'web.verify.sha256': 'SHA-256 of the certified file',
+  'web.verify.digest': 'SHA-256 of the certified file',
   'web.verify.signature_heading': 'Signature',
   'web.verify.signature_checking': 'Checking the signature in your browser…',
   'web.verify.signature_valid': 'Signature valid: checked in your browser against {jwks} (key {kid}).',

@@ -277,7 +277,7 @@ export const es: Catalogue = {
   'web.verify.asset_name': 'Archivo',
   'web.verify.issued': 'Emitido',
   'web.verify.certificate_id': 'Id. del certificado',
-  'web.verify.sha256': 'SHA-256 del archivo certificado',
+  'web.verify.digest': 'SHA-256 del archivo certificado',
   'web.verify.signature_heading': 'Firma',
   'web.verify.signature_checking': 'Comprobando la firma en su navegador…',
   'web.verify.signature_valid': 'Firma válida: comprobada en su navegador con {jwks} (clave {kid}).',

@@ -277,7 +277,7 @@ export const fr: Catalogue = {
   'web.verify.asset_name': 'Fichier',
   'web.verify.issued': 'Émis le',
   'web.verify.certificate_id': 'Identifiant du certificat',
-  'web.verify.sha256': 'SHA-256 du fichier certifié',
+  'web.verify.digest': 'SHA-256 du fichier certifié',
   'web.verify.signature_heading': 'Signature',
   'web.verify.signature_checking': 'Vérification de la signature dans votre navigateur…',
   'web.verify.signature_valid': 'Signature valide : vérifiée dans votre navigateur avec {jwks} (clé {kid}).',

@@ -277,7 +277,7 @@ export const ja: Catalogue = {
   'web.verify.asset_name': 'ファイル',
   'web.verify.issued': '発行日',
   'web.verify.certificate_id': '証明書 ID',
-  'web.verify.sha256': '認証されたファイルの SHA-256',
+  'web.verify.digest': '認証されたファイルの SHA-256',
   'web.verify.signature_heading': '署名',
   'web.verify.signature_checking': 'ブラウザーで署名を確認しています…',
   'web.verify.signature_valid': '署名は有効です：ブラウザーで {jwks} と照合しました（鍵 {kid}）。',

@@ -70,7 +70,7 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
     ${field(t('web.verify.asset_name'), html`<span class="asset-name">${claims.asset_name}</span>`)}
     ${field(t('web.verify.issued'), timeElement(ctx.lang, row.issued_at))}
     ${field(t('web.verify.certificate_id'), html`<code>${row.certificate_id}</code>`)}
-    ${field(t('web.verify.sha256'), html`<code class="digest">${claims.asset_sha256}</code>`)}
+    ${field(t('web.verify.digest'), html`<code class="digest">${claims.asset_sha256}</code>`)}
   </dl>
 </section>
 <section class="panel certificate-check" id="certificate-check"
