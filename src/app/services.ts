@@ -28,6 +28,7 @@ import { systemClock, type Clock } from '../domain/time/clock.js';
 import { DecoderPool } from '../domain/analysis/decoding/decoder-pool.js';
 import { imageLimitsFrom } from '../domain/analysis/decoding/image-limits.js';
 import { createOrdersContext, type OrdersContext } from '../domain/orders/index.js';
+import type { CertificateDeps } from '../domain/certificates/index.js';
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
 import { JobRuntime } from '../jobs/job-runtime.js';
@@ -84,6 +85,8 @@ export interface Services {
   readonly uploadLimits: UploadLimits;
   readonly metrics: ServiceMetrics;
   readonly oauth: OAuthServices;
+  /** What issuing a certificate needs: the clock, the current signing key, the issuer and public URLs. */
+  readonly certificates: CertificateDeps;
   /** Background jobs of this process (started by `serve` and `certdesk worker`, not by other commands). */
   readonly jobs: JobRuntime;
   /** Worker threads that decode images for the analysis jobs (threads start on first use). */
@@ -163,6 +166,12 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     uploadLimits,
     metrics,
     oauth,
+    certificates: {
+      clock,
+      signingKey: () => oauth.keys.current().signing,
+      issuerUrl: config.issuerUrl,
+      publicBaseUrl: config.publicBaseUrl,
+    },
     jobs,
     decoder,
     jobQueued: () => jobs.nudge(),

@@ -28,6 +28,8 @@ import { objectRoutes } from './routes/objects.js';
 import { orderRoutes } from './routes/orders.js';
 import { orderHistoryRoutes } from './routes/order-history.js';
 import { orderIntakeRoutes } from './routes/order-intake.js';
+import { certificateRoutes } from './routes/certificates.js';
+import { certificateBadgeRoutes } from './routes/certificate-badge.js';
 import { organizationMemberRoutes } from './routes/organization-members.js';
 import { projectRoutes } from './routes/projects.js';
 import { webPlugin } from '../web/index.js';
@@ -88,6 +90,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(orderRoutes);
   await app.register(orderIntakeRoutes);
   await app.register(orderHistoryRoutes);
+  await app.register(certificateRoutes);
+  await app.register(certificateBadgeRoutes);
   await app.register(objectRoutes);
   await app.register(projectRoutes);
   await app.register(organizationMemberRoutes);

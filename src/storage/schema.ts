@@ -94,6 +94,8 @@ export interface OrdersTable {
   asset_key: ColumnType<string | null, string | null | undefined, string | null>;
   asset_content_type: ColumnType<string | null, string | null | undefined, string | null>;
   asset_size: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Lowercase hex SHA-256 of the asset's bytes (migration 0006); null until computed, or without an asset. */
+  asset_sha256: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OrderCountersTable {
@@ -199,6 +201,23 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+export interface CertificatesTable {
+  certificate_id: string;
+  order_id: string;
+  organization_id: string;
+  kid: string;
+  jws: string;
+  asset_name: string;
+  asset_sha256: string;
+  asset_media_type: string;
+  verify_url: string;
+  issued_at: Timestamp;
+  issued_by: string;
+  revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  revocation_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  revoked_by: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
 export interface SchemaMigrationsTable {
   version: string;
   name: string;
@@ -222,5 +241,6 @@ export interface Database {
   jobs: JobsTable;
   order_analysis_failures: OrderAnalysisFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
+  certificates: CertificatesTable;
   schema_migrations: SchemaMigrationsTable;
 }

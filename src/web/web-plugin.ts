@@ -12,6 +12,7 @@ import { organizationRoutes } from './routes/organization-routes.js';
 import { projectRoutes } from './routes/project-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
 import { uploadRoutes } from './routes/upload-routes.js';
+import { verifyRoutes } from './routes/verify-routes.js';
 import { contentSecurityPolicy, originOf, setSecurityHeaders } from './security-headers.js';
 import { readSession } from './session/web-session.js';
 import { staticAssetRoutes } from './static-assets.js';
@@ -100,4 +101,5 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(organizationRoutes(deps));
   await app.register(credentialRoutes(deps));
   await app.register(projectRoutes(deps));
+  await app.register(verifyRoutes(deps));
 };
