@@ -26,7 +26,7 @@ import { recordAnalysisFailure } from './analysis-failure.repository.js';
 import type { ObjectStorage } from '../../storage/object-storage/index.js';
 import { IllegalTransitionError } from '../orders/lifecycle.js';
 import { OrderNotFoundError, changeOrder, changeOrderIn, type Actor } from '../orders/order-lifecycle.service.js';
-import { readOrder, type LockedOrder } from '../orders/order-lifecycle.repository.js';
+import { lockOrder, readOrder, type LockedOrder } from '../orders/order-lifecycle.repository.js';
 import type { OrderInputT } from '../orders/order-input.schema.js';
 import type { Clock } from '../time/clock.js';
 import type { AnalysisCheck, AnalysisContext, AnalysisSubject, CheckOutcome } from './analysis-check.js';
@@ -142,11 +142,17 @@ const failedTypes = (list: readonly OrderAnalysisLineT[]) => list.filter((l) => 
  */
 async function writeOutcomes(deps: AnalysisDeps, orderId: string, outcomes: readonly Outcome[], settle: boolean): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
+    // An overlapping run (its lease lost) whose outcomes another run already wrote adds nothing, so it
+    // records no second `analysis_completed`; with no outcomes at all (an earlier attempt wrote every entry
+    // as progress, then stopped) this run is the one that completes the analysis.
+    const locked = await lockOrder(trx, orderId);
+    const recorded = new Set(locked ? analysisList(locked).map((l) => l.analysis_type) : []);
+    const addsSomething = outcomes.length === 0 || outcomes.some((o) => !recorded.has(o.check.name));
     const written = await changeOrderIn(trx, deps.clock, orderId, ANALYSIS_ACTOR, {
       onlyFrom: ['In Progress'],
       edit: (input) => applyNewOutcomes(input, outcomes),
       // The history records the analysis once, when it has finished (the writes of an interrupted attempt are progress).
-      ...(settle ? { event: 'analysis_completed' as const } : {}),
+      ...(settle && addsSomething ? { event: 'analysis_completed' as const } : {}),
     });
     const failed = settle ? failedTypes(written.order.analysis_list ?? []) : [];
     if (failed.length > 0) {
