@@ -40,6 +40,7 @@ import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
 import { isDatabaseUnavailable } from '../storage/database-availability.js';
 import { SERVER_SECRET, serverSecret } from '../storage/server-secrets.js';
 import { logDatabaseOutages } from './database-outage-log.js';
+import { CERTIFICATE_ISSUER_PENDING_CERTS_MERGE, type CertificateIssuer } from '../domain/review/certificate-seam.js';
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -82,6 +83,11 @@ export interface Services {
   readonly jobs: JobRuntime;
   /** Wakes this process's worker: a request just queued a job. */
   jobQueued(): void;
+  /**
+   * The certificate issued inside a `Certify` decision's transaction (docs/review.md). SEAM: the
+   * placeholder until the certs branch's issueCertificate is merged and wired here.
+   */
+  readonly reviewCertificateIssuer: CertificateIssuer;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }
@@ -140,6 +146,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     oauth,
     jobs,
     jobQueued: () => jobs.nudge(),
+    reviewCertificateIssuer: CERTIFICATE_ISSUER_PENDING_CERTS_MERGE,
     close: () =>
       (closed ??= (async () => {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.

@@ -173,6 +173,21 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+/** Users with the deployment-wide reviewer capability (migration 0008). */
+export interface ReviewersTable {
+  user_id: string;
+  granted_at: Timestamp;
+}
+
+/** The claim a reviewer holds on an order under review (migration 0008); one per order. */
+export interface ReviewClaimsTable {
+  order_id: string;
+  claim_id: string;
+  reviewer_id: string;
+  claimed_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   version: string;
   name: string;
@@ -196,4 +211,6 @@ export interface Database {
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   schema_migrations: SchemaMigrationsTable;
+  reviewers: ReviewersTable;
+  review_claims: ReviewClaimsTable;
 }

@@ -18,6 +18,7 @@ const ASSET_TYPES: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'order-write.js': 'text/javascript; charset=utf-8',
+  'review-claim.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
 const staticDir = path.join(packageRoot, 'src', 'web', 'static');

@@ -10,6 +10,7 @@ import {
   sortProjectNames,
   toOrderPreviewObject,
 } from '../../domain/orders/index.js';
+import { latestEvidenceRequestNote } from '../../domain/review/index.js';
 import { requireSession, sessionOf } from '../guards.js';
 import { sendNotFound, sendPage } from '../respond.js';
 import { orderPage } from '../views/order-page.js';
@@ -56,7 +57,9 @@ export function orderRoutes(deps: WebDeps): FastifyPluginAsync {
     app.get<{ Params: { orderId: string }; Querystring: { responded?: string } }>('/orders/:orderId', async (req, reply) => {
       const order = await findVisibleOrder(deps.orders, principalOf(sessionOf(req)), req.params.orderId);
       if (!order) return sendNotFound(req.web, reply);
-      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1' }));
+      // Ask for evidence: the reviewer's note is shown to the customer while the order waits for them.
+      const evidenceRequest = order.order_state === 'Action Required' ? await latestEvidenceRequestNote(deps.db, order.order_id) : null;
+      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1', evidenceRequest }));
     });
   };
 }
