@@ -1,5 +1,5 @@
 /**
- * SQL of what a review needs besides the order itself (DECISIONS 9: its organization's name, the project's
+ * SQL of what a review needs besides the order itself (docs/review.md: its organization's name, the project's
  * detection thresholds, the customer's responses with their evidence files, the reviewers' requests),
  * and nothing else: no member lists, no credentials, no other order.
  */

@@ -1,5 +1,5 @@
 /**
- * What a review page shows (DECISIONS 9: "only what a review needs"): the order with presigned URLs of its
+ * What a review page shows ("only what a review needs", docs/review.md): the order with presigned URLs of its
  * preview, layers and original file; its organization's name; the project's name and detection_config;
  * the analysis (inside the order); the reviewers' requests for evidence and the customer's responses with
  * their evidence files. Never member lists, credentials or other orders.
