@@ -21,3 +21,7 @@ CREATE TABLE review_claims (
   expires_at timestamptz NOT NULL
 );
 CREATE INDEX review_claims_reviewer_idx ON review_claims (reviewer_id);
+
+-- The review queue reads the orders In Progress of every organization: a partial index keeps that read
+-- proportional to the queue, not to all orders ever made.
+CREATE INDEX orders_in_progress_idx ON orders (creation_time, order_id) WHERE order_state = 'In Progress';
