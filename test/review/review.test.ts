@@ -166,7 +166,12 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.equal((await decide(w, 'rita', 'q8', 'approve', 'note', claimId!)).statusCode, 422);
     assert.equal((await postForm(w, 'rita', '/review/orders/q8/decision', { decision: 'certify', note: 'n', claim_id: claimId! }, false)).statusCode, 403);
     assert.equal((await postForm(w, 'rita', '/review/orders/q8/claim/release', { claim_id: claimId! }, false)).statusCode, 403);
-    assert.equal((await apiOrder(w, 'q8')).order_state, 'In Progress');
+    // A malformed claim id is no claim: 409 for a decision, nothing released.
+    assert.equal((await decide(w, 'rita', 'q8', 'certify', 'n', 'not-a-uuid')).statusCode, 409);
+    assert.equal((await postForm(w, 'rita', '/review/orders/q8/claim/release', { claim_id: 'not-a-uuid' })).statusCode, 303);
+    assert.equal((await openOrder(w, 'rex', 'q8')).claimId, null, 'still Rita’s claim');
+    assert.equal((await decide(w, 'rita', 'q8', 'certify', 'n', claimId!.toUpperCase())).statusCode, 200, 'the claim id in any letter case');
+    assert.equal((await apiOrder(w, 'q8')).order_state, 'Human Certified');
   });
 
   it('separation of duties: a reviewer of the order’s own organization is refused with the reason (403)', async () => {

@@ -12,6 +12,7 @@ import { NotFoundError } from '../errors.js';
 import { lockOrder, type LockedOrder } from '../orders/order-lifecycle.repository.js';
 import { changeOrderIn, type Actor } from '../orders/order-lifecycle.service.js';
 import type { Clock } from '../time/clock.js';
+import { normalizeUuid } from '../uuid.js';
 import type { CertificateIssuer } from './certificate-seam.js';
 import { deleteClaim, deleteClaimsOfOrder, extendClaim, findClaim, putClaim, type ClaimRow } from './review-claim.repository.js';
 import { ClaimedByOtherError, ClaimLostError, NotInReviewError, OwnOrganizationError } from './review-errors.js';
@@ -80,7 +81,7 @@ async function lockForReviewer(trx: Executor, reviewer: Reviewer, orderId: strin
 
 /** The claim named by `claimId` must be the order's current claim and this reviewer's. */
 function checkClaim(claim: ClaimRow | undefined, reviewer: Reviewer, claimId: string, now: Date): void {
-  if (claim && claim.claim_id === claimId && claim.reviewer_id === reviewer.userId) return;
+  if (claim && claim.claim_id === normalizeUuid(claimId) && claim.reviewer_id === reviewer.userId) return;
   if (claim && claim.reviewer_id !== reviewer.userId && claim.expires_at > now) throw new ClaimedByOtherError(claim.reviewer_name);
   throw new ClaimLostError();
 }
@@ -125,8 +126,9 @@ export async function renewClaim(deps: ReviewDeps, reviewer: Reviewer, orderId: 
     checkClaim(await findClaim(trx, orderId), reviewer, claimId, now);
     if (order.order_state !== 'In Progress') throw new NotInReviewError(order.order_state);
     const expiresAt = new Date(now.getTime() + ttl(deps));
-    await extendClaim(trx, orderId, claimId, reviewer.userId, expiresAt);
-    return { claimId, expiresAt };
+    const id = normalizeUuid(claimId)!;
+    await extendClaim(trx, orderId, id, reviewer.userId, expiresAt);
+    return { claimId: id, expiresAt };
   });
 }
 
@@ -134,7 +136,8 @@ export async function renewClaim(deps: ReviewDeps, reviewer: Reviewer, orderId: 
 export async function releaseClaim(deps: ReviewDeps, reviewer: Reviewer, orderId: string, claimId: string): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {
     await lockForReviewer(trx, reviewer, orderId);
-    return deleteClaim(trx, orderId, claimId, reviewer.userId);
+    const id = normalizeUuid(claimId);
+    return id !== null && deleteClaim(trx, orderId, id, reviewer.userId);
   });
 }
 
