@@ -279,4 +279,24 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.equal(moves.length, 1);
     assert.equal((await apiOrder(w, 'q11')).order_state, moves[0]!.to_state);
   });
+
+  it('races: a customer response arriving with stale decisions: the response wins, the decisions are 409', async () => {
+    const { claimId } = await openOrder(w, 'rita', 'q9');
+    assert.equal((await decide(w, 'rita', 'q9', 'ask_for_evidence', 'layers please', claimId!)).statusCode, 200);
+    const [response, ...stale] = await Promise.all([
+      w.app.inject({
+        method: 'POST',
+        url: '/v1/orders/q9/responses',
+        headers: { authorization: `Bearer ${w.customerToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ message: 'attached' }),
+      }),
+      decide(w, 'rita', 'q9', 'certify', 'stale one', claimId!),
+      decide(w, 'rita', 'q9', 'refuse', 'stale two', claimId!),
+    ]);
+    assert.equal(response!.statusCode, 201, response!.body);
+    assert.deepEqual(stale.map((r) => r.statusCode), [409, 409]);
+    assert.equal((await apiOrder(w, 'q9')).order_state, 'In Progress');
+    const moves = (await eventsOf('q9')).filter((e) => e.from_state !== e.to_state && e.from_state !== null).map((e) => `${e.from_state} -> ${e.to_state}`);
+    assert.deepEqual(moves, ['In Progress -> Action Required', 'Action Required -> In Progress']);
+  });
 });
