@@ -104,6 +104,9 @@ export async function openReviewWorld(handle: DatabaseHandle, inProgress = 6): P
   const { dir, storage } = temporaryObjectStorage();
   await loadSeed(handle.db, storage, reviewSeed(inProgress));
   for (const p of ['rita', 'rex', 'customerReviewer'] as const) await grantReviewer(handle.db, PEOPLE[p].email);
+  // As if uploaded through the API: each order's asset is a file in object storage (its preview PNG), so
+  // a certificate can name its bytes.
+  await handle.db.updateTable('orders').set((eb) => ({ asset_key: eb.ref('asset_preview_key'), asset_content_type: 'image/png' })).execute();
   const clock = new ManualClock(Date.now());
   const app = await buildTestApp({ config: apiTestConfig(dir), database: handle, storage, clock });
   await app.ready();

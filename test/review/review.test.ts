@@ -76,6 +76,7 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.match(page.body, /Spring catalogue/);
     assert.match(page.body, /object_flag_threshold<\/dt><dd>0.42/);
     assert.match(page.body, /\/objects\/orgs\/1e000000-0000-4000-8000-000000000001\/previews\/q0\.png\?/);
+    assert.match(page.body, /<a href="[^"]*\/objects\/orgs\/[^"]*q0\.png\?[^"]*" download data-original>Download q0\.png<\/a>/);
     for (const secret of [PEOPLE.customerReviewer.email, PEOPLE.customerReviewer.username, 'customer-client', 'customer-secret', 'q1']) {
       assert.ok(!page.body.includes(secret), `the review page mentions ${secret}`);
     }

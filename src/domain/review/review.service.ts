@@ -195,6 +195,8 @@ export interface DecisionResult {
  * @throws NotFoundError, OwnOrganizationError (403), ClaimedByOtherError, ClaimLostError, NotInReviewError (409)
  */
 export async function decide(deps: ReviewDeps, reviewer: Reviewer, orderId: string, request: { decision: Decision; note: string; claimId: string }): Promise<DecisionResult> {
+  // Slow preparation of the certificate (the asset's digest) happens before the row is locked.
+  if (request.decision === 'certify') await deps.issueCertificate.prepare(orderId);
   return deps.db.transaction().execute(async (trx) => {
     const order = await lockForReviewer(trx, reviewer, orderId);
     const now = deps.clock.now();
@@ -213,7 +215,7 @@ export async function decide(deps: ReviewDeps, reviewer: Reviewer, orderId: stri
       },
     });
     if (request.decision === 'certify') {
-      await deps.issueCertificate(trx, { orderId, organizationId: order.organization_id, reviewerEmail: reviewer.email, issuedAt: now });
+      await deps.issueCertificate.issue(trx, { orderId, organizationId: order.organization_id, reviewer: { userId: reviewer.userId, email: reviewer.email }, issuedAt: now });
     }
     await deleteClaimsOfOrder(trx, orderId);
     return { from: moved.from, to: moved.to };
