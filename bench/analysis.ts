@@ -77,11 +77,11 @@ async function main(): Promise<void> {
         asset_id: orderId, asset_name: `bench-${i}.png`, asset_last_modified_timestamp: '0', ordered_by: null, creation_time: new Date().toISOString(), project_id: null,
       });
       await handle.db.transaction().execute(async (trx) => {
-        await enqueueJob(trx, systemClock, ANALYZE_ORDER_JOB, { order_id: orderId });
+        await enqueueJob(trx, ANALYZE_ORDER_JOB, { order_id: orderId });
         await createOrder(trx, systemClock, row, { key: asset.key, contentType: 'image/png', size: asset.size }, { kind: 'system', component: 'bench' });
       });
     }
-    const worker = new Worker({ db: handle.db, clock: systemClock, concurrency: 1, handlers: jobHandlers({ db: handle.db, clock: systemClock, storage, concurrency: 1 }) });
+    const worker = new Worker({ db: handle.db, concurrency: 1, handlers: jobHandlers({ db: handle.db, clock: systemClock, storage, concurrency: 1 }) });
 
     let peakRss = process.memoryUsage.rss();
     const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage.rss()); }, 25);

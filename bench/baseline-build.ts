@@ -57,7 +57,9 @@ export function buildBaseline(repoRoot: string, ref = BASELINE_COMMIT): Baseline
   if (missing.length > 0) throw new Error(`the baseline needs packages this checkout does not have: ${missing.join(', ')}`);
   symlinkSync(path.join(repoRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
 
-  run(process.execPath, [path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], root);
+  // A baseline with browser bundles (scripts/build.mjs) builds the way it ships; an older one is tsc alone.
+  if (existsSync(path.join(root, 'scripts', 'build.mjs'))) run(process.execPath, ['scripts/build.mjs'], root);
+  else run(process.execPath, [path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], root);
   run(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(built)}, ${JSON.stringify(commit)})`], root);
   return { root, commit };
 }

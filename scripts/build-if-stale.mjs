@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Compiles src/ into dist/ only when something the build reads is newer than the last build, so a second
-// `npm install` or `npm start` does not spend seconds recompiling what is already there.
-// `npm run build` always compiles.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+// Builds (scripts/build.mjs: the server and the browser bundles) only when something the build reads is
+// newer than the last build, so a second `npm install` or `npm start` does not spend seconds recompiling
+// what is already there. `npm run build` always builds.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { build, STAMP } from './build.mjs';
 
-const STAMP = 'dist/.build-stamp';
+// src/ holds the browser code too (src/web/client).
 // Not package-lock.json: every `npm install` rewrites it (same bytes, new mtime).
 const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json'];
 
@@ -24,6 +24,4 @@ const changedAt = Math.max(...INPUTS.map(newestMtime));
 if (builtAt > 0 && changedAt <= builtAt) process.exit(0);
 
 process.stdout.write('certdesk: compiling src/ into dist/ (sources changed since the last build)\n');
-const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+process.exit(await build());

@@ -38,6 +38,10 @@ export interface Config {
   uploadTtlSeconds: number;
   /** Background jobs run by `serve` at once (0: `serve` runs none; use `certdesk worker`). */
   workerConcurrency: number;
+  /** Ceiling of the first wait after a transient job failure (doubles per attempt). */
+  jobRetryBaseMs: number;
+  /** Largest ceiling of any wait between job attempts. */
+  jobRetryCapMs: number;
   /** The external AI detection service; null: `ai_detection` is not run. */
   aiDetectionUrl: string | null;
   aiDetectionKey: string | null;
@@ -103,6 +107,42 @@ const boolean = (raw: string, name: string): boolean => {
   if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 };
+
+/**
+ * AI_DETECTION_URL: an absolute http(s) URL without credentials. The value may carry a secret (userinfo,
+ * or a token in the query string), so no message here repeats it.
+ */
+const detectionUrl = (raw: string, name: string): string => {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http:// or https:// URL`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(`${name} must be an http:// or https:// URL`);
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(`${name} must not contain credentials (user:password@): put the service's key in AI_DETECTION_KEY instead`);
+  }
+  return parsed.toString().replace(/\/$/, '');
+};
+
+/** Loopback hosts: where the test suites run their detection server. */
+const isLoopbackHost = (hostname: string): boolean => hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+
+/**
+ * The detection service receives every asset and the bearer key: `https://` is required outside
+ * development. In test, `http://` is allowed to a loopback address only (the suites' local detection
+ * server); in production never.
+ */
+function checkDetectionTransport(config: Pick<Config, 'env' | 'aiDetectionUrl'>): void {
+  if (!config.aiDetectionUrl) return;
+  const url = new URL(config.aiDetectionUrl);
+  if (url.protocol === 'https:' || config.env === 'development') return;
+  if (config.env === 'test' && isLoopbackHost(url.hostname)) return;
+  throw new ConfigError(
+    `AI_DETECTION_URL must be https:// in ${config.env}${config.env === 'test' ? ' (http:// is allowed in test only to a loopback address)' : ''}: the images and the key would travel in clear text to ${url.host}`,
+  );
+}
 
 const specs: SettingSpec[] = [
   {
@@ -210,10 +250,17 @@ const specs: SettingSpec[] = [
   { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: 'max-upload-bytes', default: 200 * 1024 * 1024, defaultNote: '200 MiB', doc: 'Largest asset `POST /v1/uploads` accepts (`size` above it is 422).', parse: integer(1, 5 * 1024 ** 4) },
   { key: 'uploadTtlSeconds', env: 'UPLOAD_TTL', flag: 'upload-ttl', default: 3600, doc: 'Seconds an upload (its presigned PUT URL, and the upload id for creating an order) stays valid; unused uploads are deleted after it.', parse: integer(60, 7 * 86400) },
   { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
-  { key: 'aiDetectionUrl', env: 'AI_DETECTION_URL', flag: 'ai-detection-url', default: null, defaultNote: '`ai_detection` not run', doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. Unset: no `ai_detection` check, orders wait for a reviewer.', parse: (raw, name) => {
-      if (!/^https?:\/\//.test(raw)) throw new ConfigError(`${name} must be an http:// or https:// URL`);
-      return url(raw, name);
-    } },
+  {
+    key: 'aiDetectionUrl',
+    env: 'AI_DETECTION_URL',
+    flag: 'ai-detection-url',
+    default: null,
+    defaultNote: '`ai_detection` not run',
+    doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. `https://` outside development (`http://` only in development, and in test to a loopback address); no credentials in it (`user:password@` is refused: the key is `AI_DETECTION_KEY`). Unset: no `ai_detection` check, orders wait for a reviewer.',
+    parse: detectionUrl,
+  },
+  { key: 'jobRetryBaseMs', env: 'JOB_RETRY_BASE_MS', flag: 'job-retry-base-ms', default: 2000, doc: 'Backoff of a background job after a transient failure (detection service, storage, network, database): the n-th retry waits a random time up to this × 2^(n-1), capped by `JOB_RETRY_CAP_MS` (docs/operations.md, "Retries").', parse: integer(1, 86_400_000) },
+  { key: 'jobRetryCapMs', env: 'JOB_RETRY_CAP_MS', flag: 'job-retry-cap-ms', default: 12 * 3_600_000, defaultNote: '12 hours', doc: 'Largest wait between two attempts of a background job; with the defaults an analysis is retried for about 2.6 days (25 attempts) before its order moves to `Failed`.', parse: integer(1, 7 * 86_400_000) },
   { key: 'aiDetectionKey', env: 'AI_DETECTION_KEY', flag: null, default: null, doc: 'Bearer key of the detection service (required with `AI_DETECTION_URL`). Never a flag, never logged.', parse: nonEmpty },
   { key: 'aiDetectionTimeoutMs', env: 'AI_DETECTION_TIMEOUT_MS', flag: 'ai-detection-timeout-ms', default: 10_000, doc: 'Deadline of one detection request; a request that runs out is retried with the analysis job.', parse: integer(100, 600_000) },
   { key: 'aiDetectionMaxBytes', env: 'AI_DETECTION_MAX_BYTES', flag: 'ai-detection-max-bytes', default: 20 * 1024 * 1024, defaultNote: '20 MiB', doc: 'Largest image sent to the detection service; larger assets (and PSD, TIFF) are sent as the JPEG preview.', parse: integer(1024, 1024 ** 3) },
@@ -262,6 +309,7 @@ export function loadConfig(env: RawSettings = process.env, flags: Partial<Record
     return resolved.get(key) as Config[J];
   };
   const config = Object.fromEntries(settings.map((s) => [s.key, get(s.key)])) as unknown as Config;
+  checkDetectionTransport(config);
   config.dataDir = path.resolve(config.dataDir);
   config.objectStorageDir = path.resolve(config.objectStorageDir);
   return config;

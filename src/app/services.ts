@@ -29,6 +29,7 @@ import { createOrdersContext, type OrdersContext } from '../domain/orders/index.
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
 import { JobRuntime } from '../jobs/job-runtime.js';
+import { countJobs } from '../jobs/job.repository.js';
 import { clusterMetricsRenderer } from '../cluster/cluster-metrics.js';
 import { isClusterWorker } from '../cluster/serve-cluster.js';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
@@ -114,6 +115,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   const limiters = input.limiters ?? createBruteForceLimiters({ store: openFailureStore(config), log });
   const ownMetrics = input.metrics ?? createServiceMetrics();
   ownMetrics.observeDatabase(database);
+  ownMetrics.observeJobQueue(() => countJobs(db));
   // In a `serve --workers N` worker, /metrics shows the whole cluster (summed by the primary).
   const metrics: ServiceMetrics = isClusterWorker() ? { ...ownMetrics, render: clusterMetricsRenderer(ownMetrics.registry) } : ownMetrics;
   const oauth = await startOAuthServices({ db, config, log, limiter: limiters.tokenEndpoint, tuning: input.oauth });
@@ -123,6 +125,8 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     storage,
     detection: detectionServiceFrom(config),
     concurrency: Math.max(1, config.workerConcurrency),
+    retry: { baseMs: config.jobRetryBaseMs, capMs: Math.max(config.jobRetryBaseMs, config.jobRetryCapMs) },
+    observer: { attemptFinished: (kind, outcome, seconds) => ownMetrics.recordJobAttempt(kind, outcome, seconds) },
     // An unreachable database is logged once per outage (below), not once per poll.
     onError: (err) => {
       if (!isDatabaseUnavailable(err)) log.error({ err }, 'job queue error');

@@ -17,6 +17,8 @@ import { registerSeed } from './commands/seed.js';
 import { registerServe } from './commands/serve.js';
 import { registerWorker } from './commands/worker.js';
 import { registerStats } from './commands/stats.js';
+import { registerJobs } from './commands/jobs.js';
+import { registerOrders } from './commands/orders.js';
 import { reportUnknownOptionsFirst } from './unknown-options-first.js';
 
 export function buildProgram(): Command {
@@ -35,6 +37,8 @@ export function buildProgram(): Command {
   registerSeed(program);
   registerKeys(program);
   registerStats(program);
+  registerJobs(program);
+  registerOrders(program);
   registerImport(program);
   registerDemoData(program);
   registerOrganization(program);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import { describeOnEachDatabase } from '../../test/helpers/database.js';
-import { temporaryObjectStorage } from '../../test/helpers/fixtures.js';
+import { temporaryObjectStorage, removeTemporaryObjectStorages } from '../../test/helpers/fixtures.js';
 import { ORDER_STATES } from '../contract/schemas.js';
 import { loadSeed, validateSeedDocument } from '../domain/seed/seed.js';
 import { buildDemoSeed, DEMO_ORGANIZATIONS, encodePng, writeNdjsonOrders } from './index.js';
@@ -94,3 +94,6 @@ describeOnEachDatabase('demo seed', (getDb) => {
     assert.equal(preview?.contentType, 'image/png');
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

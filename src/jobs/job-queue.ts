@@ -1,32 +1,26 @@
 /**
  * The durable job queue's write side: enqueue a job, alone or inside the caller's transaction (so a job is
- * queued exactly when the change that needs it commits: no order without its analysis job).
+ * queued exactly when the change that needs it commits). The INSERT itself is domain/background's, shared
+ * with the order creation statement.
  */
+import { maxAttemptsOf } from '../domain/background/job-kinds.js';
+import { insertJob } from '../domain/background/jobs.repository.js';
 import type { Executor } from '../storage/database.js';
-import type { Clock } from '../domain/time/clock.js';
-import { insertJob } from './job.repository.js';
 
 export interface EnqueueOptions {
-  /** Earliest start; default now. */
-  runAt?: Date;
-  /** Attempts before the job fails for good; default 5. */
+  /** Earliest start, from the database's now; default 0. */
+  delayMs?: number;
+  /** Attempts before the job fails for good; default: the kind's (domain/background/job-kinds.ts). */
   maxAttempts?: number;
   /** At most one unfinished job per key. */
   singletonKey?: string;
 }
 
-export const DEFAULT_MAX_ATTEMPTS = 5;
-
 /**
  * @returns the job id, or null when an unfinished job with the same singleton key already exists.
  * @example
- * await db.transaction().execute(async (trx) => { await createOrder(trx, clock, row, asset, actor); await enqueueJob(trx, clock, 'analyze_order', { order_id }); });
+ * await db.transaction().execute(async (trx) => { ...; await enqueueJob(trx, 'analyze_order', { order_id }); });
  */
-export async function enqueueJob(db: Executor, clock: Clock, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<number | null> {
-  const now = clock.now();
-  return insertJob(
-    db,
-    { kind, payload, runAt: options.runAt ?? now, maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, singletonKey: options.singletonKey ?? null },
-    now,
-  );
+export async function enqueueJob(db: Executor, kind: string, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<number | null> {
+  return insertJob(db, { kind, payload, delayMs: options.delayMs ?? 0, maxAttempts: options.maxAttempts ?? maxAttemptsOf(kind), singletonKey: options.singletonKey ?? null });
 }

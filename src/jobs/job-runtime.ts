@@ -5,13 +5,14 @@
 import { analysisChecks } from '../domain/analysis/checks.js';
 import type { DetectionService } from '../domain/analysis/detection/detection-protocol.js';
 import { analyzeOrderJob, type AnalysisDeps } from '../domain/analysis/pipeline.js';
-import { CLEANUP_JOB, cleanupJob } from '../domain/intake/cleanup.js';
-import { ANALYZE_ORDER_JOB } from '../domain/intake/order-intake.service.js';
+import { ANALYZE_ORDER_JOB, CLEANUP_JOB } from '../domain/background/job-kinds.js';
+import { cleanupJob } from '../domain/intake/cleanup.js';
 import type { Clock } from '../domain/time/clock.js';
 import type { Db } from '../storage/database.js';
 import type { ObjectStorage } from '../storage/object-storage/index.js';
 import { enqueueJob } from './job-queue.js';
-import { Worker, type JobHandler, type WorkerOptions } from './worker.js';
+import { Worker, type JobHandler, type JobObserver, type WorkerOptions } from './worker.js';
+import type { RetrySchedule } from './retry-schedule.js';
 
 export interface JobRuntimeDeps {
   db: Db;
@@ -23,7 +24,11 @@ export interface JobRuntimeDeps {
   checks?: AnalysisDeps['checks'];
   /** The external AI detection service (null or absent: `ai_detection` is not run). */
   detection?: DetectionService | null;
-  worker?: Partial<Pick<WorkerOptions, 'leaseMs' | 'pollMs' | 'backoffMs' | 'workerId'>>;
+  /** The backoff of transient failures (configuration: JOB_RETRY_BASE_MS, JOB_RETRY_CAP_MS). */
+  retry?: RetrySchedule;
+  /** Sees every attempt (queue metrics). */
+  observer?: JobObserver;
+  worker?: Partial<Pick<WorkerOptions, 'leaseMs' | 'pollMs' | 'backoffMs' | 'workerId' | 'retry'>>;
 }
 
 const CLEANUP_EVERY_MS = 10 * 60_000;
@@ -40,11 +45,19 @@ export class JobRuntime {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: JobRuntimeDeps) {
-    this.worker = new Worker({ db: deps.db, clock: deps.clock, handlers: jobHandlers(deps), concurrency: deps.concurrency, onError: deps.onError, ...deps.worker });
+    this.worker = new Worker({
+      db: deps.db,
+      handlers: jobHandlers(deps),
+      concurrency: deps.concurrency,
+      onError: deps.onError,
+      retry: deps.retry,
+      observer: deps.observer,
+      ...deps.worker,
+    });
   }
 
   private scheduleCleanup(): void {
-    enqueueJob(this.deps.db, this.deps.clock, CLEANUP_JOB, {}, { singletonKey: CLEANUP_JOB, maxAttempts: 1 }).catch((err: unknown) => this.deps.onError?.(err));
+    enqueueJob(this.deps.db, CLEANUP_JOB, {}, { singletonKey: CLEANUP_JOB }).catch((err: unknown) => this.deps.onError?.(err));
   }
 
   start(): void {

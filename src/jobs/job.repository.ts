@@ -1,9 +1,12 @@
 /**
- * SQL of the durable job queue (table `jobs`, migrations/0002). Every time comparison takes `now` from the
- * caller's clock, so tests move time instead of sleeping, and all instances agree on the rules.
+ * SQL of the durable job queue (table `jobs`, migrations/0002 and 0003): claims, leases, outcomes, and
+ * the operators' views. Every time is the database's (`now()`), never a process's clock: instances whose
+ * clocks disagree still agree on when a job is due and when a lease ran out. (Queueing a job is in
+ * domain/background/jobs.repository.ts, where the features that queue jobs see it.)
  */
 import { sql } from 'kysely';
 import type { Executor } from '../storage/database.js';
+import type { JobFailureKind, JobState } from '../storage/schema.js';
 
 export interface JobRow {
   id: number;
@@ -11,99 +14,72 @@ export interface JobRow {
   payload: Record<string, unknown>;
   attempts: number;
   max_attempts: number;
+  /** The error of the previous attempt, if any. */
+  last_error: string | null;
 }
 
-export interface NewJob {
-  kind: string;
-  payload: Record<string, unknown>;
-  runAt: Date;
-  maxAttempts: number;
-  /** At most one unfinished job per singleton key; a second enqueue is a no-op. */
-  singletonKey: string | null;
-}
-
-/** @returns the new job's id, or null when an unfinished job with the same singleton key exists. */
-export async function insertJob(db: Executor, job: NewJob, now: Date): Promise<number | null> {
-  const result = await sql<{ id: number }>`
-    INSERT INTO jobs (kind, payload, run_at, max_attempts, singleton_key, created_at)
-    VALUES (${job.kind}, ${JSON.stringify(job.payload)}::jsonb, ${job.runAt}, ${job.maxAttempts}, ${job.singletonKey}, ${now})
-    ON CONFLICT (singleton_key) WHERE state IN ('queued', 'running') DO NOTHING
-    RETURNING id`.execute(db);
-  return result.rows[0]?.id ?? null;
-}
+const ms = (value: number) => sql`${Math.max(0, Math.round(value))}::bigint * interval '1 millisecond'`;
 
 /**
  * Claims up to `limit` jobs: queued ones that are due, and running ones whose lease ran out (their worker
  * died). SKIP LOCKED lets any number of workers claim at once without waiting on each other or taking the
  * same job twice. Each claim counts as an attempt.
  */
-export async function claimJobs(db: Executor, workerId: string, kinds: readonly string[], limit: number, now: Date, leaseMs: number): Promise<JobRow[]> {
-  const until = new Date(now.getTime() + leaseMs);
+export async function claimJobs(db: Executor, workerId: string, kinds: readonly string[], limit: number, leaseMs: number): Promise<JobRow[]> {
   const result = await sql<JobRow>`
-    UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId}, locked_until = ${until}
+    UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId}, locked_until = now() + ${ms(leaseMs)}
     WHERE id IN (
       SELECT id FROM jobs
       WHERE kind IN (${sql.join(kinds.map((k) => sql`${k}::text`))})
-        AND ((state = 'queued' AND run_at <= ${now}) OR (state = 'running' AND locked_until < ${now}))
+        AND ((state = 'queued' AND run_at <= now()) OR (state = 'running' AND locked_until < now()))
       ORDER BY run_at, id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
-    RETURNING id, kind, payload, attempts, max_attempts`.execute(db);
+    RETURNING id, kind, payload, attempts, max_attempts, last_error`.execute(db);
   return result.rows;
 }
 
+const held = (jobId: number, workerId: string) => sql<boolean>`id = ${jobId} AND locked_by = ${workerId} AND state = 'running'`;
+
 /** Extends the lease of a job this worker still holds. @returns false when the lease was lost. */
-export async function renewLease(db: Executor, jobId: number, workerId: string, now: Date, leaseMs: number): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({ locked_until: new Date(now.getTime() + leaseMs) })
-    .where('id', '=', jobId)
-    .where('locked_by', '=', workerId)
-    .where('state', '=', 'running')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function renewLease(db: Executor, jobId: number, workerId: string, leaseMs: number): Promise<boolean> {
+  const result = await sql`UPDATE jobs SET locked_until = now() + ${ms(leaseMs)} WHERE ${held(jobId, workerId)} RETURNING id`.execute(db);
+  return result.rows.length === 1;
 }
 
 /** Marks a job done, if this worker still holds it. */
-export async function completeJob(db: Executor, jobId: number, workerId: string, now: Date): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({ state: 'done', finished_at: now, locked_by: null, locked_until: null, last_error: null })
-    .where('id', '=', jobId)
-    .where('locked_by', '=', workerId)
-    .where('state', '=', 'running')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function completeJob(db: Executor, jobId: number, workerId: string): Promise<boolean> {
+  const result = await sql`
+    UPDATE jobs SET state = 'done', finished_at = now(), locked_by = NULL, locked_until = NULL, last_error = NULL
+    WHERE ${held(jobId, workerId)} RETURNING id`.execute(db);
+  return result.rows.length === 1;
 }
 
-/** Puts a failed job back in the queue to run at `runAt`, if this worker still holds it. */
-export async function retryJob(db: Executor, jobId: number, workerId: string, runAt: Date, error: string): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({ state: 'queued', run_at: runAt, locked_by: null, locked_until: null, last_error: error })
-    .where('id', '=', jobId)
-    .where('locked_by', '=', workerId)
-    .where('state', '=', 'running')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+/** Puts a failed job back in the queue to run `delayMs` from now (database time), if this worker still holds it. */
+export async function retryJob(db: Executor, jobId: number, workerId: string, delayMs: number, error: string): Promise<boolean> {
+  const result = await sql`
+    UPDATE jobs SET state = 'queued', run_at = now() + ${ms(delayMs)}, locked_by = NULL, locked_until = NULL, last_error = ${error}
+    WHERE ${held(jobId, workerId)} RETURNING id`.execute(db);
+  return result.rows.length === 1;
 }
 
-/** Marks a job failed for good (no attempts left). */
-export async function failJob(db: Executor, jobId: number, workerId: string, now: Date, error: string): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({ state: 'failed', finished_at: now, locked_by: null, locked_until: null, last_error: error })
-    .where('id', '=', jobId)
-    .where('locked_by', '=', workerId)
-    .where('state', '=', 'running')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+/**
+ * Marks a job failed for good, if this worker still holds it; run inside the transaction of the
+ * final-failure hook, so the job and what the hook writes commit together.
+ */
+export async function failJob(db: Executor, jobId: number, workerId: string, error: string, kind: JobFailureKind): Promise<boolean> {
+  const result = await sql`
+    UPDATE jobs SET state = 'failed', finished_at = now(), locked_by = NULL, locked_until = NULL, last_error = ${error}, failure_kind = ${kind}
+    WHERE ${held(jobId, workerId)} RETURNING id`.execute(db);
+  return result.rows.length === 1;
 }
 
-/** Deletes finished jobs older than `before`. @returns how many. */
-export async function deleteFinishedJobs(db: Executor, before: Date): Promise<number> {
-  const result = await db.deleteFrom('jobs').where('state', 'in', ['done', 'failed']).where('finished_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
+/**
+ * Records an attempt's error on a job this worker still holds, leaving it claimed (its final-failure
+ * transaction rolled back: the job waits for its lease to run out and is claimed again).
+ */
+export async function noteJobError(db: Executor, jobId: number, workerId: string, error: string): Promise<void> {
+  await sql`UPDATE jobs SET last_error = ${error} WHERE ${held(jobId, workerId)}`.execute(db);
 }
 
 export interface JobStatusRow {
@@ -111,14 +87,51 @@ export interface JobStatusRow {
   kind: string;
   state: string;
   attempts: number;
+  max_attempts: number;
   last_error: string | null;
+  failure_kind: JobFailureKind | null;
   payload: Record<string, unknown>;
+  run_at: Date;
+  created_at: Date;
+  finished_at: Date | null;
 }
 
-/** Jobs by singleton key or kind, for tests and operators. */
-export async function findJobs(db: Executor, filter: { kind?: string; singletonKey?: string }): Promise<JobStatusRow[]> {
-  let q = db.selectFrom('jobs').select(['id', 'kind', 'state', 'attempts', 'last_error', 'payload']).orderBy('id');
+/** Jobs by state, singleton key or kind, oldest first (operators and tests). */
+export async function findJobs(db: Executor, filter: { kind?: string; singletonKey?: string; states?: readonly JobState[]; limit?: number } = {}): Promise<JobStatusRow[]> {
+  let q = db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'state', 'attempts', 'max_attempts', 'last_error', 'failure_kind', 'payload', 'run_at', 'created_at', 'finished_at'])
+    .orderBy('id');
   if (filter.kind) q = q.where('kind', '=', filter.kind);
   if (filter.singletonKey) q = q.where('singleton_key', '=', filter.singletonKey);
+  if (filter.states) q = q.where('state', 'in', [...filter.states]);
+  if (filter.limit) q = q.limit(filter.limit);
   return (await q.execute()) as JobStatusRow[];
+}
+
+/**
+ * Puts a failed job back in the queue, due now, with its attempts counted from zero (an operator's
+ * `certdesk jobs retry`). @returns false when the job does not exist or has not failed.
+ */
+export async function requeueFailedJob(db: Executor, jobId: number): Promise<boolean> {
+  const result = await sql`
+    UPDATE jobs SET state = 'queued', run_at = now(), attempts = 0, finished_at = NULL, failure_kind = NULL
+    WHERE id = ${jobId} AND state = 'failed' RETURNING id`.execute(db);
+  return result.rows.length === 1;
+}
+
+export interface QueueCount {
+  kind: string;
+  state: 'queued' | 'running' | 'failed';
+  /** Queued jobs: how many are due now (the rest wait for their backoff). */
+  due: number;
+  count: number;
+}
+
+/** Unfinished and failed jobs by kind and state: one index scan (jobs_unfinished_kind_idx), for /metrics. */
+export async function countJobs(db: Executor): Promise<QueueCount[]> {
+  const result = await sql<{ kind: string; state: QueueCount['state']; due: string | number; count: string | number }>`
+    SELECT kind, state, count(*) FILTER (WHERE run_at <= now()) AS due, count(*) AS count
+    FROM jobs WHERE state <> 'done' GROUP BY kind, state`.execute(db);
+  return result.rows.map((r) => ({ kind: r.kind, state: r.state, due: Number(r.due), count: Number(r.count) }));
 }

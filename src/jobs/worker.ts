@@ -1,32 +1,36 @@
 /**
  * Runs queued jobs: claims due jobs (and jobs whose worker died: their lease ran out), runs each with its
- * handler while a heartbeat renews the lease, then completes it, or retries it with exponential backoff, or,
- * with no attempts left, fails it for good and calls the handler's final-failure hook.
+ * handler while a heartbeat renews the lease, then completes it; or, after a transient error, puts it back
+ * with exponential backoff and full jitter (retry-schedule.ts); or, after a `PermanentJobError` or with no
+ * attempts left, fails it for good in one transaction with the handler's final-failure hook.
  *
- * Runs inside `serve` and in `certdesk worker`; any number of workers on any number of machines share one
- * database safely (claims use FOR UPDATE SKIP LOCKED).
+ * Every time (due, lease) is the database's clock. Runs inside `serve` and in `certdesk worker`; any number
+ * of workers on any number of machines share one database safely (claims use FOR UPDATE SKIP LOCKED).
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { isPermanentJobError, type JobContext, type JobFailureKind, type JobHandler } from '../domain/background/job-handler.js';
 import type { Db } from '../storage/database.js';
-import type { Clock } from '../domain/time/clock.js';
 import { isDatabaseUnavailable } from '../storage/database-availability.js';
-import { claimJobs, completeJob, failJob, renewLease, retryJob, type JobRow } from './job.repository.js';
+import { claimJobs, completeJob, failJob, noteJobError, renewLease, retryJob, type JobRow } from './job.repository.js';
+import { DEFAULT_RETRY_SCHEDULE, fullJitterBackoff, type RetrySchedule } from './retry-schedule.js';
 
-export interface JobContext {
-  job: JobRow;
-  /** Aborted when the worker stops or loses the job's lease: long handlers should stop early. */
-  signal: AbortSignal;
-}
+export type { JobContext, JobHandler };
 
-export interface JobHandler {
-  run(payload: Record<string, unknown>, context: JobContext): Promise<void>;
-  /** Called once when the job has failed for good (no attempts left), with the last error's message. */
-  onFinalFailure?(payload: Record<string, unknown>, error: string, context: JobContext): Promise<void>;
+/**
+ * How one attempt ended: `done`; `retried` (transient error, attempts left); `failed` (for good, the hook's
+ * writes committed); `hook_failed` (the final-failure transaction rolled back: the job waits for its lease);
+ * `lost` (another worker took the job over meanwhile: nothing of this attempt was recorded).
+ */
+export type AttemptOutcome = 'done' | 'retried' | 'failed' | 'hook_failed' | 'lost';
+
+/** Sees every attempt (the queue metrics of /metrics). */
+export interface JobObserver {
+  attemptFinished(kind: string, outcome: AttemptOutcome, seconds: number): void;
 }
 
 export interface WorkerOptions {
   db: Db;
-  clock: Clock;
   handlers: Readonly<Record<string, JobHandler>>;
   /** Jobs run at once. */
   concurrency: number;
@@ -34,21 +38,20 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Pause between polls when the queue is empty. */
   pollMs?: number;
-  /** Backoff of the n-th failed attempt (1-based); default 2^n seconds, at most one hour. */
+  /** The backoff schedule of transient failures; default DEFAULT_RETRY_SCHEDULE with full jitter. */
+  retry?: RetrySchedule;
+  /** Overrides `retry`: the wait after the n-th failed attempt (1-based). Tests pass a fixed one. */
   backoffMs?: (attempt: number) => number;
   /**
    * Where errors of the loop itself go. While the database is unreachable only the first failed poll is
    * reported (the loop keeps polling and resumes by itself), so an outage is one line, not one per second.
    */
   onError?: (err: unknown) => void;
+  observer?: JobObserver;
   workerId?: string;
 }
 
 export const DEFAULT_LEASE_MS = 60_000;
-
-export function exponentialBackoffMs(attempt: number): number {
-  return Math.min(3_600_000, 1000 * 2 ** attempt);
-}
 
 function messageOf(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -70,7 +73,7 @@ export class Worker {
     this.id = options.workerId ?? `worker-${randomUUID()}`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = options.pollMs ?? 1000;
-    this.backoffMs = options.backoffMs ?? exponentialBackoffMs;
+    this.backoffMs = options.backoffMs ?? fullJitterBackoff(options.retry ?? DEFAULT_RETRY_SCHEDULE);
   }
 
   private get kinds(): string[] {
@@ -79,12 +82,12 @@ export class Worker {
 
   /**
    * Claims and runs what is due now, up to the free capacity, and waits for those jobs to finish.
-   * @returns how many jobs were run. (Tests drive the queue with this and a manual clock.)
+   * @returns how many jobs were run. (Tests drive the queue with this.)
    */
   async runDue(): Promise<number> {
     const free = this.options.concurrency - this.running.size;
     if (free <= 0) return 0;
-    const jobs = await claimJobs(this.options.db, this.id, this.kinds, free, this.options.clock.now(), this.leaseMs);
+    const jobs = await claimJobs(this.options.db, this.id, this.kinds, free, this.leaseMs);
     await Promise.all(jobs.map((job) => this.track(this.execute(job))));
     return jobs.length;
   }
@@ -95,37 +98,67 @@ export class Worker {
   }
 
   private async execute(job: JobRow): Promise<void> {
-    const { db, clock } = this.options;
+    const started = performance.now();
+    const outcome = await this.attempt(job);
+    this.options.observer?.attemptFinished(job.kind, outcome, (performance.now() - started) / 1000);
+  }
+
+  private async attempt(job: JobRow): Promise<AttemptOutcome> {
+    const { db } = this.options;
     const handler = this.options.handlers[job.kind]!;
     const lost = new AbortController();
     const signal = AbortSignal.any([lost.signal, this.abort.signal]);
     const context: JobContext = { job, signal };
     // Heartbeat: renew the lease at a third of its length; a lost lease aborts the handler.
     const beat = setInterval(() => {
-      renewLease(db, job.id, this.id, clock.now(), this.leaseMs).then(
+      renewLease(db, job.id, this.id, this.leaseMs).then(
         (held) => held || lost.abort(new Error('lease lost')),
         (err: unknown) => this.options.onError?.(err),
       );
     }, Math.max(50, Math.floor(this.leaseMs / 3)));
     beat.unref();
     try {
-      if (job.attempts > job.max_attempts) throw new Error('attempts exhausted (the worker running it stopped)');
+      if (job.attempts > job.max_attempts) {
+        // Claimed once more than allowed: its worker died on the last attempt, or its final-failure
+        // transaction rolled back. Fail it now (the hook runs again).
+        throw new Error(`attempts exhausted (${job.last_error ?? 'the worker running it stopped'})`);
+      }
       await handler.run(job.payload, context);
       clearInterval(beat);
-      await completeJob(db, job.id, this.id, clock.now());
+      return (await completeJob(db, job.id, this.id)) ? 'done' : 'lost';
     } catch (err) {
       clearInterval(beat);
       const message = messageOf(err);
-      if (job.attempts < job.max_attempts) {
-        await retryJob(db, job.id, this.id, new Date(clock.now().getTime() + this.backoffMs(job.attempts)), message).catch((e: unknown) => this.options.onError?.(e));
-        return;
+      const permanent = isPermanentJobError(err);
+      if (!permanent && job.attempts < job.max_attempts) {
+        const requeued = await retryJob(db, job.id, this.id, this.backoffMs(job.attempts), message).catch((e: unknown) => {
+          this.options.onError?.(e);
+          return false;
+        });
+        return requeued ? 'retried' : 'lost';
       }
-      try {
-        await handler.onFinalFailure?.(job.payload, message, context);
-      } catch (hookErr) {
-        this.options.onError?.(hookErr);
-      }
-      await failJob(db, job.id, this.id, clock.now(), message).catch((e: unknown) => this.options.onError?.(e));
+      return this.failForGood(job, handler, context, message, permanent ? 'permanent' : 'transient');
+    }
+  }
+
+  /**
+   * Fails the job and runs the handler's final-failure hook in ONE transaction: the order's move to
+   * `Failed` commits with the job's failure or not at all. When the hook throws, nothing commits: the job
+   * stays claimed by this worker until its lease runs out, then another claim fails it again.
+   */
+  private async failForGood(job: JobRow, handler: JobHandler, context: JobContext, message: string, failureKind: JobFailureKind): Promise<AttemptOutcome> {
+    const { db } = this.options;
+    try {
+      const failed = await db.transaction().execute(async (trx) => {
+        if (!(await failJob(trx, job.id, this.id, message, failureKind))) return false;
+        await handler.onFinalFailure?.(job.payload, message, { ...context, trx, failureKind });
+        return true;
+      });
+      return failed ? 'failed' : 'lost';
+    } catch (hookErr) {
+      this.options.onError?.(hookErr);
+      await noteJobError(db, job.id, this.id, message).catch((e: unknown) => this.options.onError?.(e));
+      return 'hook_failed';
     }
   }
 
@@ -140,7 +173,7 @@ export class Worker {
         try {
           const free = this.options.concurrency - this.running.size;
           if (free > 0) {
-            const jobs = await claimJobs(this.options.db, this.id, this.kinds, free, this.options.clock.now(), this.leaseMs);
+            const jobs = await claimJobs(this.options.db, this.id, this.kinds, free, this.leaseMs);
             claimed = jobs.length;
             for (const job of jobs) {
               void this.track(this.execute(job)).then(() => this.wake?.());

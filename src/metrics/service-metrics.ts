@@ -1,8 +1,8 @@
 /**
  * The service's Prometheus metrics (prom-client), in a registry of their own so that several apps in
  * one process (tests) never share or double-register them. Built once by whoever composes the app and
- * handed to it; the HTTP layer records requests, the token endpoint its outcomes, and the database
- * figures are read from the database handle at scrape time.
+ * handed to it; the HTTP layer records requests, the token endpoint its outcomes, the job worker its
+ * attempts; the database figures and the job queue's gauges are read at scrape time.
  *
  * @example
  * const metrics = createServiceMetrics();
@@ -10,7 +10,17 @@
  * const app = await buildApp({ config, database, metrics });
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JOB_KIND_DEFAULTS } from '../domain/background/job-kinds.js';
 import type { DatabaseHandle } from '../storage/database.js';
+
+/** Jobs by kind and state as the queue counts them (src/jobs/job.repository.ts `countJobs`). */
+export interface JobQueueCount {
+  kind: string;
+  state: 'queued' | 'running' | 'failed';
+  /** Of the queued ones: due now (the rest wait for their backoff). */
+  due: number;
+  count: number;
+}
 
 export interface ServiceMetrics {
   readonly registry: Registry;
@@ -24,6 +34,10 @@ export interface ServiceMetrics {
   recordRateLimitRefusal(limiter: string): void;
   /** Reports pool use, availability and error counts of this database at every scrape. */
   observeDatabase(database: DatabaseHandle): void;
+  /** One finished job attempt, by kind and outcome (`done`, `retried`, `failed`, `hook_failed`, `lost`). */
+  recordJobAttempt(kind: string, outcome: string, seconds: number): void;
+  /** Reads the job queue's counts at every scrape (one cheap query; a failed read leaves the gauges out). */
+  observeJobQueue(read: () => Promise<JobQueueCount[]>): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -35,6 +49,10 @@ export interface ServiceMetricsOptions {
 
 /** Latency buckets in seconds: from a cached token (~1 ms) to a slow page. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Job attempt durations in seconds: a cleanup pass (~10 ms) to a large PSD behind a slow detection service. */
+const JOB_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const JOB_GAUGE_STATES = ['waiting', 'scheduled', 'running', 'failed'] as const;
 
 export function createServiceMetrics(options: ServiceMetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
@@ -69,6 +87,53 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     help: 'Requests refused by a brute-force limiter (429), by limiter.',
     labelNames: ['limiter'] as const,
     registers: [registry],
+  });
+
+  const jobAttempts = new Counter({
+    name: 'certdesk_job_attempts_total',
+    help: 'Background job attempts finished, by kind and outcome (done, retried, failed, hook_failed, lost).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  });
+  const jobDuration = new Histogram({
+    name: 'certdesk_job_duration_seconds',
+    help: 'Run time of one background job attempt, by kind and outcome.',
+    labelNames: ['kind', 'outcome'] as const,
+    buckets: JOB_DURATION_BUCKETS,
+    registers: [registry],
+  });
+  let readJobQueue: (() => Promise<JobQueueCount[]>) | null = null;
+  new Gauge({
+    name: 'certdesk_jobs',
+    help: 'Background jobs now, by kind and state: waiting (due, not yet claimed), scheduled (waiting for a retry backoff), running, failed (kept a week).',
+    labelNames: ['kind', 'state'] as const,
+    registers: [registry],
+    // Every process of `serve --workers N` reads the same table: report it once, not N times.
+    aggregator: 'max',
+    async collect() {
+      if (!readJobQueue) return;
+      let counts: JobQueueCount[];
+      try {
+        counts = await readJobQueue();
+      } catch {
+        this.reset(); // database down: certdesk_db_up says so; no stale figures
+        return;
+      }
+      const figures = new Map<string, number>();
+      const add = (kind: string, state: string, n: number) => figures.set(`${kind}\u0000${state}`, (figures.get(`${kind}\u0000${state}`) ?? 0) + n);
+      for (const kind of Object.keys(JOB_KIND_DEFAULTS)) for (const state of JOB_GAUGE_STATES) add(kind, state, 0);
+      for (const c of counts) {
+        if (c.state === 'queued') {
+          add(c.kind, 'waiting', c.due);
+          add(c.kind, 'scheduled', c.count - c.due);
+        } else add(c.kind, c.state, c.count);
+      }
+      this.reset();
+      for (const [key, n] of figures) {
+        const [kind, state] = key.split('\u0000') as [string, string];
+        this.set({ kind, state }, n);
+      }
+    },
   });
 
   let database: DatabaseHandle | null = null;
@@ -124,6 +189,13 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     recordRateLimitRefusal: (limiter) => rateLimited.inc({ limiter }),
     observeDatabase(handle) {
       database = handle;
+    },
+    recordJobAttempt(kind, outcome, seconds) {
+      jobAttempts.inc({ kind, outcome });
+      jobDuration.observe({ kind, outcome }, seconds);
+    },
+    observeJobQueue(read) {
+      readJobQueue = read;
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -157,6 +157,20 @@ export interface JobsTable {
   singleton_key: string | null;
   created_at: Timestamp;
   finished_at: Timestamp | null;
+  /** Why a failed job failed (migration 0003); null unless state is 'failed'. */
+  failure_kind: ColumnType<JobFailureKind | null, JobFailureKind | null | undefined, JobFailureKind | null>;
+}
+
+export type JobFailureKind = 'permanent' | 'transient';
+
+/** The cause of an order's move to `Failed` by its analysis (migration 0003). */
+export interface OrderAnalysisFailuresTable {
+  order_id: string;
+  failure_kind: JobFailureKind;
+  job_id: number | null;
+  failed_check: string;
+  error: string;
+  failed_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export interface IdempotencyKeysTable {
@@ -209,6 +223,7 @@ export interface Database {
   uploads: UploadsTable;
   order_events: OrderEventsTable;
   jobs: JobsTable;
+  order_analysis_failures: OrderAnalysisFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
   schema_migrations: SchemaMigrationsTable;
   reviewers: ReviewersTable;

@@ -1,6 +1,8 @@
 /**
  * Response headers of every web page and asset. The policy allows only this origin's script, style and
  * images (plus the object-storage origin of presigned preview URLs), no inline script or style, no framing.
+ * `script-src 'self'` never gets 'unsafe-inline' or 'unsafe-eval': browser code is the bundles of
+ * src/web/client, attached with addEventListener (docs/web.md); test/web/csp.test.ts keeps it so.
  */
 import type { FastifyReply } from 'fastify';
 

@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadSeed } from '../../src/domain/seed/seed.js';
 import { buildTestApp } from '../helpers/app.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
-import { temporaryObjectStorage } from '../helpers/fixtures.js';
+import { temporaryObjectStorage, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { OpenApiValidator } from '../helpers/openapi.js';
 import { apiTestConfig, obtainToken } from '../http/api-harness.js';
 import { assertAnswerShape } from './answer-shapes.js';
@@ -258,3 +258,6 @@ describeOnEachDatabase('cross-tenant isolation over every read route', (getDb) =
     t.diagnostic(`${probes} object URL probes`);
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

@@ -14,7 +14,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { createBruteForceLimiters, MemoryFailureStore, RedisFailureStore, SIGN_IN_LIMITS, type FailureStore, type RefusalEvent } from '../../src/rate-limit/index.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
-import { loadStandardFixture, temporaryObjectStorage, USERS } from '../helpers/fixtures.js';
+import { loadStandardFixture, temporaryObjectStorage, USERS, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { signIn } from '../web/web-test-helpers.js';
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -194,3 +194,6 @@ describe('brute-force limits lock out only the attacker', () => {
     }
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

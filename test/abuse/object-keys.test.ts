@@ -11,7 +11,7 @@ import { upsertOrders } from '../../src/domain/orders/order.repository.js';
 import { ImportError, importOrders } from '../../src/domain/order-import/order-import.js';
 import { loadSeed, SeedError } from '../../src/domain/seed/seed.js';
 import { databaseTargets } from '../helpers/database.js';
-import { ACME, GLOBEX, standardSeedDocument, temporaryObjectStorage, TINY_PNG_BASE64 } from '../helpers/fixtures.js';
+import { ACME, GLOBEX, standardSeedDocument, temporaryObjectStorage, TINY_PNG_BASE64, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { startApi, type Api } from '../http/api-harness.js';
 
 const ACME_PREVIEW = `orgs/${ACME.id}/previews/acme-0.png`;
@@ -74,3 +74,6 @@ for (const target of databaseTargets()) {
     });
   });
 }
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +86,7 @@ describe(`certdesk operator commands (end to end, ${process.env.TEST_DATABASE_UR
   });
   after(async () => {
     if (database) await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('refuses unknown commands and flags with exit code 1', async () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openTestPostgres } from '../helpers/database.js';
-import { ACME, loadStandardFixture } from '../helpers/fixtures.js';
+import { ACME, loadStandardFixture, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { main } from '../../src/cli/main.js';
@@ -79,7 +79,11 @@ describe('certdesk stats recount', () => {
       await migrate(handle);
       return handle;
     };
-    await exercise(open, ['--data-dir', dataDir]);
+    try {
+      await exercise(open, ['--data-dir', dataDir]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -101,3 +105,6 @@ describe('certdesk stats recount', () => {
     });
   }
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

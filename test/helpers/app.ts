@@ -6,16 +6,35 @@
  * const app = await buildTestApp({ config, database });
  * const res = await app.inject({ method: 'GET', url: '/healthz' });
  * await app.close();
+ *
+ * Every HTML page a test receives through `app.inject` is audited against the strict Content-Security-
+ * Policy (page-audit.ts): a page with an inline script or event handler fails the test that fetched it.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createServices, type ServiceInput } from '../../src/app/services.js';
 import { buildApp } from '../../src/http/app.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
+import { auditHtmlResponse } from './page-audit.js';
 
 export async function buildTestApp(input: ServiceInput): Promise<FastifyInstance> {
   // Process metrics (event loop, GC) are left out: several apps share one test process.
   const services = await createServices({ metrics: createServiceMetrics({ processMetrics: false }), ...input });
   const app = await buildApp(services);
   app.addHook('onClose', () => services.close());
+  auditInjectedPages(app);
   return app;
+}
+
+/** Wraps `app.inject(options)` (the promise form every suite uses) so each HTML answer is audited. */
+function auditInjectedPages(app: FastifyInstance): void {
+  const inject = app.inject.bind(app) as (...args: unknown[]) => unknown;
+  app.inject = ((...args: unknown[]) => {
+    const [options, callback] = args;
+    if (options === undefined || callback !== undefined) return inject(...args);
+    return (inject(options) as Promise<LightMyRequestResponse>).then((res) => {
+      const url = typeof options === 'string' ? options : String((options as { url?: unknown }).url ?? '');
+      auditHtmlResponse(res, `${res.statusCode} ${url}`);
+      return res;
+    });
+  }) as FastifyInstance['inject'];
 }

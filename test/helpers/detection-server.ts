@@ -3,7 +3,8 @@
  * detection protocol and answers deterministically by image: a test registers an answer for the SHA-256
  * of an image's bytes (`answerFor`), every other image gets `defaultAnswer`. An answer can also be a
  * failure mode: an HTTP status, a body that is not JSON, a hang (never answers until the server stops),
- * or a redirect. A wrong or missing bearer key is 401. `close()` ends every connection.
+ * or a redirect. A wrong or missing bearer key is 401. `refuse()` stops listening (connections are refused,
+ * as during an outage) until `accept()` listens again on the same port. `close()` ends every connection.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -29,7 +30,13 @@ export interface DetectionServer {
   url: string;
   key: string;
   requests: ReceivedRequest[];
+  /** The body of each request, in the order of `requests` (what certdesk sent: e.g. checked for metadata). */
+  bodies: Buffer[];
   answerFor(image: Buffer, answer: DetectionAnswer | DetectionAnswer[]): void;
+  /** Stops listening: every connection is refused (ECONNREFUSED) until `accept()`. */
+  refuse(): Promise<void>;
+  /** Listens again on the same port. */
+  accept(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,6 +48,7 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
   const key = options.key ?? 'test-detection-key-0123456789';
   const answers = new Map<string, DetectionAnswer[]>();
   const requests: ReceivedRequest[] = [];
+  const bodies: Buffer[] = [];
   const hanging = new Set<ServerResponse>();
 
   const reply = (res: ServerResponse, answer: DetectionAnswer) => {
@@ -68,6 +76,7 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const digest = sha256(body);
+    bodies.push(body);
     requests.push({ method: req.method ?? '', contentType: req.headers['content-type'], authorization: req.headers.authorization, size: body.length, sha256: digest });
     if (req.headers.authorization !== `Bearer ${key}`) {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
@@ -88,12 +97,27 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     url: `http://127.0.0.1:${port}/v1/detect`,
     key,
     requests,
+    bodies,
     answerFor(image, answer) {
       answers.set(sha256(image), Array.isArray(answer) ? [...answer] : [answer]);
+    },
+    async refuse() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    async accept() {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
     },
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
+      if (!server.listening) return;
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -24,7 +24,7 @@ import { loadSeed, type SeedReport } from '../../src/domain/seed/seed.js';
 import type { SeedDocumentT } from '../../src/domain/seed/seed.schema.js';
 import type { OrderInputT } from '../../src/domain/orders/order-input.schema.js';
 import { ORDER_STATES, SCOPES } from '../../src/contract/schemas.js';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -208,17 +208,46 @@ export function standardSeedDocument(): SeedDocumentT {
   };
 }
 
-/** A fresh temporary object storage directory. */
-export function temporaryObjectStorage(): { dir: string; storage: ObjectStorage } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-'));
-  return { dir, storage: new LocalDirectoryStorage(dir) };
+/** Folders made by temporaryObjectStorage in this process and not removed yet. */
+const temporaryDirs = new Set<string>();
+let removeAtExit = false;
+
+/** Removes every folder temporaryObjectStorage made in this process (idempotent; synchronous, so it also runs on 'exit'). */
+export function removeTemporaryObjectStorages(): void {
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
+  temporaryDirs.clear();
 }
 
-/** Loads the standard fixture; returns the seed report and the object storage it wrote to. */
+/**
+ * A fresh temporary object storage directory (`certdesk-objects-*` in the temp dir). Remove it with
+ * `remove()` in the suite's `after` hook. As a safety net for the suites that hand the storage straight
+ * to a seed and for tests that fail half-way, every folder still there when the test process exits is
+ * removed then (node --test runs each file in its own process).
+ */
+export function temporaryObjectStorage(): { dir: string; storage: ObjectStorage; remove: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-'));
+  temporaryDirs.add(dir);
+  if (!removeAtExit) {
+    removeAtExit = true;
+    process.once('exit', removeTemporaryObjectStorages);
+  }
+  const remove = () => {
+    rmSync(dir, { recursive: true, force: true });
+    temporaryDirs.delete(dir);
+  };
+  return { dir, storage: new LocalDirectoryStorage(dir), remove };
+}
+
+/**
+ * Loads the standard fixture; returns the seed report and the object storage it wrote to. Without a
+ * storage it makes a temporary one: call `removeStorage()` (or removeTemporaryObjectStorages) when done.
+ */
 export async function loadStandardFixture(
   handle: DatabaseHandle,
-  storage: ObjectStorage = temporaryObjectStorage().storage,
-): Promise<{ report: SeedReport; storage: ObjectStorage }> {
+  storage?: ObjectStorage,
+): Promise<{ report: SeedReport; storage: ObjectStorage; removeStorage: () => void }> {
+  let removeStorage = () => {};
+  if (!storage) ({ storage, remove: removeStorage } = temporaryObjectStorage());
   const report = await loadSeed(handle.db, storage, standardSeedDocument());
-  return { report, storage };
+  return { report, storage, removeStorage };
 }

@@ -55,7 +55,7 @@ export async function obtainToken(app: FastifyInstance, clientId: string, client
 /**
  * Loads the standard fixture into the given database (or one it opens on the target), builds the app.
  * `beforeReady` may add routes (e.g. a route that throws) before the app starts. `close()` closes the
- * app, and the database only when the harness opened it.
+ * app, and the database only when the harness opened it, and removes the object storage folder.
  */
 export async function startApi(
   source: DatabaseHandle | DatabaseTarget,
@@ -64,7 +64,7 @@ export async function startApi(
 ): Promise<Api & { dir: string }> {
   const ownsDatabase = 'open' in source;
   const database = ownsDatabase ? await source.open() : source;
-  const { dir, storage } = temporaryObjectStorage();
+  const { dir, storage, remove } = temporaryObjectStorage();
   await loadStandardFixture(database, storage);
   const app = await buildTestApp({ config: apiTestConfig(dir), database, ...extraDeps });
   beforeReady?.(app);
@@ -83,6 +83,7 @@ export async function startApi(
     close: async () => {
       await app.close();
       if (ownsDatabase) await database.close();
+      remove();
     },
   };
 }

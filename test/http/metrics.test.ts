@@ -1,6 +1,7 @@
 /**
  * /metrics: Prometheus text with requests by route pattern (never the raw URL) and status, token
- * outcomes, rate-limit refusals and database figures; off when disabled; behind a bearer token when
+ * outcomes, rate-limit refusals, database figures and the job queue (gauges read at scrape, attempts and
+ * durations recorded by the worker); off when disabled; behind a bearer token when
  * METRICS_TOKEN is set.
  */
 import assert from 'node:assert/strict';
@@ -9,8 +10,14 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../helpers/app.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
-import { ACME, loadStandardFixture, temporaryObjectStorage, USERS } from '../helpers/fixtures.js';
+import { ACME, loadStandardFixture, temporaryObjectStorage, USERS, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { apiTestConfig, obtainToken } from './api-harness.js';
+import { sql } from 'kysely';
+import { buildApp } from '../../src/http/app.js';
+import { createServices } from '../../src/app/services.js';
+import { ANALYZE_ORDER_JOB, CLEANUP_JOB } from '../../src/domain/background/job-kinds.js';
+import { enqueueJob } from '../../src/jobs/job-queue.js';
+import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 
 const METRICS_TOKEN = 'scraper-token-0123456789';
 
@@ -90,4 +97,36 @@ describe('/metrics', () => {
     assert.equal((await app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong-token' } })).statusCode, 401);
     assert.equal((await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).statusCode, 200);
   });
+
+  it('shows the job queue: jobs waiting, scheduled, running and failed by kind, read at scrape; attempts and durations by outcome', async () => {
+    const services = await createServices({ config: { ...apiTestConfig(dir), metricsEnabled: true }, database, metrics: createServiceMetrics({ processMetrics: false }) });
+    const app = await buildApp(services);
+    apps.push(app);
+    app.addHook('onClose', () => services.close());
+    await sql`DELETE FROM jobs`.execute(database.db);
+    // One attempt through the real worker: the analysis of an order that no longer exists is done at once.
+    await enqueueJob(database.db, ANALYZE_ORDER_JOB, { order_id: 'gone' });
+    assert.equal(await services.jobs.worker.runDue(), 1);
+    for (let i = 0; i < 3; i++) await enqueueJob(database.db, ANALYZE_ORDER_JOB, { order_id: `w${i}` });
+    await enqueueJob(database.db, ANALYZE_ORDER_JOB, { order_id: 'later' }, { delayMs: 3_600_000 });
+    const running = await enqueueJob(database.db, CLEANUP_JOB, {});
+    const failed = await enqueueJob(database.db, ANALYZE_ORDER_JOB, { order_id: 'f' });
+    await sql`UPDATE jobs SET state = 'running', locked_by = 'w', locked_until = now() + interval '1 minute' WHERE id = ${running}`.execute(database.db);
+    await sql`UPDATE jobs SET state = 'failed', finished_at = now(), failure_kind = 'transient' WHERE id = ${failed}`.execute(database.db);
+    const body = (await app.inject({ url: '/metrics' })).body;
+    const value = (name: string, labels: string) => body.match(new RegExp(`^${name}\\{${labels}\\} (\\S+)$`, 'm'))?.[1];
+    assert.equal(value('certdesk_jobs', 'kind="analyze_order",state="waiting"'), '3');
+    assert.equal(value('certdesk_jobs', 'kind="analyze_order",state="scheduled"'), '1');
+    assert.equal(value('certdesk_jobs', 'kind="analyze_order",state="running"'), '0');
+    assert.equal(value('certdesk_jobs', 'kind="analyze_order",state="failed"'), '1');
+    assert.equal(value('certdesk_jobs', 'kind="cleanup",state="running"'), '1');
+    assert.equal(value('certdesk_jobs', 'kind="cleanup",state="waiting"'), '0');
+    assert.equal(value('certdesk_job_attempts_total', 'kind="analyze_order",outcome="done"'), '1');
+    assert.equal(value('certdesk_job_duration_seconds_count', 'kind="analyze_order",outcome="done"'), '1');
+    assert.match(body, /certdesk_job_duration_seconds_bucket\{le="300",kind="analyze_order",outcome="done"\} 1/);
+    await sql`DELETE FROM jobs`.execute(database.db);
+  });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

@@ -4,7 +4,8 @@
  * layers stored in object storage) and ai_detection against a real detection server on 127.0.0.1 — and
  * reach their review-waiting or final state with analysis_list, annotations, failed items, preview and
  * layers. Failure modes of the service (5xx, timeout, bad JSON) and a truncated image go through the
- * queue's retries. Real files made by the tests; an injected clock drives the backoff. PGlite and PostgreSQL.
+ * queue's retries. Real files made by the tests; the backoff is fixed and passes by moving the queue's
+ * (database) time with advanceJobTime. PGlite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,10 +16,16 @@ import { createClient } from '../../src/domain/api-clients/client-admin.js';
 import { ManualClock } from '../../src/domain/time/clock.js';
 import { HttpDetectionService } from '../../src/integrations/detection-service/index.js';
 import { jobHandlers } from '../../src/jobs/job-runtime.js';
-import { Worker } from '../../src/jobs/worker.js';
+import { Worker, type JobHandler } from '../../src/jobs/worker.js';
+import { findJobs } from '../../src/jobs/job.repository.js';
+import { ANALYZE_ORDER_JOB, analysisJobKey } from '../../src/domain/background/job-kinds.js';
+import { analysisChecks } from '../../src/domain/analysis/checks.js';
+import { findAnalysisFailure } from '../../src/domain/analysis/analysis-failure.repository.js';
+import { sql } from 'kysely';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
 import { flatImage, layeredPsd, noisePng, truncatedPng, xmpDeclaredImage } from '../helpers/analysis-files.js';
 import { databaseTargets } from '../helpers/database.js';
+import { advanceJobTime } from '../helpers/job-time.js';
 import { startDetectionServer, type DetectionServer } from '../helpers/detection-server.js';
 import { ACME, USERS } from '../helpers/fixtures.js';
 import { startApi, obtainToken, type Api } from './api-harness.js';
@@ -40,14 +47,16 @@ for (const target of databaseTargets()) {
       detector = await startDetectionServer();
       const c = await createClient(api.database.db, { organizationId: ACME.id, userEmail: USERS.editor.email, scopes: [SCOPES.read, SCOPES.write] });
       editorToken = await obtainToken(api.app, c.client_id, c.client_secret);
-      const detection = new HttpDetectionService({ url: detector.url, key: detector.key, timeoutMs: 3000, maxRequestBytes: 5 * 1024 * 1024 });
+      const detection = detectionService();
       const storage = new LocalDirectoryStorage(api.dir);
-      worker = new Worker({ db: api.database.db, clock, concurrency: 2, backoffMs: () => BACKOFF_MS, handlers: jobHandlers({ db: api.database.db, clock, storage, detection, concurrency: 2 }) });
+      worker = new Worker({ db: api.database.db, concurrency: 2, backoffMs: () => BACKOFF_MS, handlers: jobHandlers({ db: api.database.db, clock, storage, detection, concurrency: 2 }) });
     });
     after(async () => {
       await detector.close();
       await api.close();
     });
+
+    const detectionService = () => new HttpDetectionService({ url: detector.url, key: detector.key, timeoutMs: 3000, maxRequestBytes: 5 * 1024 * 1024 });
 
     /** Upload (presigned PUT) and create an order in project Zeta (weighted threshold 0.7, object threshold 0.6 from ACME). */
     async function order(bytes: Buffer, fileName: string, projectId: string | null = ACME.projects.zeta.id): Promise<string> {
@@ -76,11 +85,11 @@ for (const target of databaseTargets()) {
       return res.rawPayload;
     }
 
-    /** Runs due jobs, then moves the clock past the backoff, until nothing is due any more. */
+    /** Runs due jobs, then moves the queue's clock past the backoff, until nothing is due any more (25 attempts at most). */
     async function drain(): Promise<void> {
-      for (let round = 0; round < 20; round++) {
+      for (let round = 0; round < 80; round++) {
         const ran = await worker.runDue();
-        clock.advance(BACKOFF_MS);
+        await advanceJobTime(api.database.db, BACKOFF_MS);
         if (ran === 0 && (await worker.runDue()) === 0) return;
       }
       assert.fail('the queue did not settle');
@@ -206,6 +215,90 @@ for (const target of databaseTargets()) {
       assert.equal(o.asset_preview_url, null);
       const last = (await listOrderEvents(api.database.db, id)).at(-1)!;
       assert.match(last.reason ?? '', /^layer_check failed: .*(libpng|read error|truncated)/i);
+    });
+
+    it('a final-failure hook that throws commits nothing: the order is not left In Progress without a job, it fails once the lease runs out', async () => {
+      const broken = await flatImage('png', 30, 30, '#aa00aa');
+      detector.answerFor(broken, { kind: 'status', status: 500 });
+      const storage = new LocalDirectoryStorage(api.dir);
+      const real = jobHandlers({ db: api.database.db, clock, storage, detection: detectionService(), concurrency: 1 })[ANALYZE_ORDER_JOB]!;
+      let hookRuns = 0;
+      const errors: unknown[] = [];
+      // The real hook runs (moves the order to Failed in the job's transaction), then the first time a
+      // failure after it: everything it wrote must roll back with the job's failure.
+      const flakyHook: JobHandler = {
+        run: real.run,
+        async onFinalFailure(payload, error, context) {
+          await real.onFinalFailure!(payload, error, context);
+          if (++hookRuns === 1) throw new Error('connection reset while failing');
+        },
+      };
+      const single = new Worker({ db: api.database.db, concurrency: 1, leaseMs: 30_000, backoffMs: () => BACKOFF_MS, handlers: { [ANALYZE_ORDER_JOB]: flakyHook }, onError: (e) => errors.push(e) });
+      await drain(); // earlier tests' jobs out of the way
+      const id = await order(broken, 'hook.png');
+      await sql`UPDATE jobs SET max_attempts = 2 WHERE singleton_key = ${analysisJobKey(id)}`.execute(api.database.db);
+      assert.equal(await single.runDue(), 1);
+      await advanceJobTime(api.database.db, BACKOFF_MS);
+      assert.equal(await single.runDue(), 1, 'the last attempt');
+      assert.equal(hookRuns, 1);
+      assert.match(String(errors[0]), /connection reset/);
+      assert.equal((await get(id)).order_state, 'In Progress', 'the move to Failed rolled back with the failure');
+      assert.deepEqual((await findJobs(api.database.db, { singletonKey: analysisJobKey(id) })).map((j) => j.state), ['running'], 'the job still holds its lease');
+      assert.equal((await api.get(`/v1/orders/${id}`, 'editor')).statusCode, 200);
+      await advanceJobTime(api.database.db, 30_001);
+      assert.equal(await single.runDue(), 1, 'claimed again after the lease');
+      assert.equal(hookRuns, 2);
+      const o = await get(id);
+      assert.equal(o.order_state, 'Failed');
+      const events = await listOrderEvents(api.database.db, id);
+      assert.deepEqual(events.map((e) => e.to_state), ['In Progress', 'Failed'], 'one move to Failed');
+      assert.match(events[1]!.reason!, /^ai_detection failed: Error: attempts exhausted \(.*answered 500/);
+      const [job] = await findJobs(api.database.db, { singletonKey: analysisJobKey(id) });
+      assert.deepEqual([job!.state, job!.failure_kind], ['failed', 'transient']);
+      assert.equal((await findAnalysisFailure(api.database.db, id))?.failure_kind, 'transient');
+    });
+
+    it('two overlapping runs of one job (the lease lost, another worker took over) write failed items and annotations once', async () => {
+      const flagged = await flatImage('png', 40, 40, '#aa5500');
+      // A score under Zeta's 0.7 with a region over its 0.6: ai_detection passes (the order stays In
+      // Progress, so nothing but the outcome's own write stops the second run) and lists one item.
+      detector.answerFor(flagged, { kind: 'json', body: { score: 0.65, regions: [{ label: 'face', confidence: 0.95, geometry: { type: 'RECTANGLE', x: 0, y: 0, w: 0.5, h: 0.5 } }] } });
+      const storage = new LocalDirectoryStorage(api.dir);
+      // ai_detection of both runs waits at a barrier until both have their answer, so both write.
+      let arrived = 0;
+      let release!: () => void;
+      const bothArrived = new Promise<void>((r) => (release = r));
+      const checks = analysisChecks({ db: api.database.db, detection: detectionService() }).map((check) =>
+        check.name !== 'ai_detection'
+          ? check
+          : {
+              ...check,
+              run: async (ctx: Parameters<typeof check.run>[0]) => {
+                const result = await check.run(ctx);
+                if (++arrived === 2) release();
+                await bothArrived;
+                return result;
+              },
+            },
+      );
+      const handlers = () => jobHandlers({ db: api.database.db, clock, storage, checks, concurrency: 1 });
+      const first = new Worker({ db: api.database.db, concurrency: 1, leaseMs: 30_000, workerId: 'first', handlers: handlers() });
+      const second = new Worker({ db: api.database.db, concurrency: 1, leaseMs: 30_000, workerId: 'second', handlers: handlers() });
+      await drain();
+      const id = await order(flagged, 'twice.png');
+      const running = first.runDue();
+      for (let i = 0; i < 3000 && arrived < 1; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(arrived, 1, 'the first run reached ai_detection');
+      await advanceJobTime(api.database.db, 30_001); // its lease ran out (a paused process, say)
+      const [ranFirst, ranSecond] = await Promise.all([running, second.runDue()]);
+      assert.deepEqual([ranFirst, ranSecond, arrived], [1, 1, 2]);
+      const o = await get(id);
+      assert.equal(o.order_state, 'In Progress');
+      assert.deepEqual(o.analysis_failed_items!.map((i) => i.name), ['face']);
+      assert.deepEqual(o.annotations!.map((a) => a.id), ['ai_detection-1']);
+      assert.deepEqual(o.analysis_list, passed(...ALL_CHECKS));
+      const events = await listOrderEvents(api.database.db, id);
+      assert.deepEqual(events.map((e) => e.to_state), ['In Progress']);
     });
   });
 }

@@ -28,7 +28,7 @@ for (const target of databaseTargets()) {
       s3 = await startS3Server();
       storage = s3.storage('certdesk');
       api = await startApi(target, undefined, { storage, clock });
-      worker = new Worker({ db: api.database.db, clock, concurrency: 2, handlers: jobHandlers({ db: api.database.db, clock, storage, concurrency: 2 }) });
+      worker = new Worker({ db: api.database.db, concurrency: 2, handlers: jobHandlers({ db: api.database.db, clock, storage, concurrency: 2 }) });
     });
     after(async () => {
       await api.close();

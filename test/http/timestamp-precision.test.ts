@@ -11,7 +11,7 @@ import type { OrderInputT } from '../../src/domain/orders/order-input.schema.js'
 import { importOrders } from '../../src/domain/order-import/order-import.js';
 import { loadSeed } from '../../src/domain/seed/seed.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
-import { ACME, standardSeedDocument, temporaryObjectStorage, USERS } from '../helpers/fixtures.js';
+import { ACME, standardSeedDocument, temporaryObjectStorage, USERS, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { signIn } from '../web/web-test-helpers.js';
 import { startApi, type Api } from './api-harness.js';
 
@@ -128,3 +128,6 @@ describeOnEachDatabase('microsecond timestamps from seed and import to the API',
     assert.match(page.body, /<time datetime="2026-01-01T03:41:17\.123Z">Jan 1, 2026, 3:41\s?AM UTC<\/time>/);
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

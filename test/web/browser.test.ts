@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
-import { ACME, loadStandardFixture, USERS, type FixtureUser } from '../helpers/fixtures.js';
+import { ACME, loadStandardFixture, USERS, type FixtureUser, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { buildWebApp } from './web-test-helpers.js';
 import { freePort } from '../helpers/free-port.js';
 import { launchChromium } from '../helpers/chromium.js';
@@ -421,3 +421,6 @@ describe('web application in Chromium', () => {
     assert.deepEqual(unexpected, []);
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

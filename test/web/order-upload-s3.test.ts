@@ -18,7 +18,7 @@ import type { DatabaseHandle } from '../../src/storage/database.js';
 import { S3ObjectStorage } from '../../src/storage/object-storage/index.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { openTestPglite } from '../helpers/database.js';
-import { ACME, loadStandardFixture, USERS } from '../helpers/fixtures.js';
+import { ACME, loadStandardFixture, USERS, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/free-port.js';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 import { apiOrderAsAdmin, testConfig } from './web-test-helpers.js';
@@ -119,3 +119,6 @@ describe('upload page with S3 storage, in Chromium', () => {
     await context.close();
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

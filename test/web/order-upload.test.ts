@@ -20,7 +20,7 @@ import { translate } from '../../src/i18n/index.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { openTestPglite } from '../helpers/database.js';
-import { ACME, loadStandardFixture, USERS, type FixtureUser } from '../helpers/fixtures.js';
+import { ACME, loadStandardFixture, USERS, type FixtureUser, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { apiOrderAsAdmin, testConfig } from './web-test-helpers.js';
 import { freePort } from '../helpers/free-port.js';
 import { launchChromium } from '../helpers/chromium.js';
@@ -307,3 +307,6 @@ describe('web write flow in Chromium', () => {
     assert.deepEqual(problems, []);
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

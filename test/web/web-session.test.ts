@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { describeOnEachDatabase } from '../helpers/database.js';
-import { loadStandardFixture, USERS } from '../helpers/fixtures.js';
+import { loadStandardFixture, USERS, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { buildWebApp, csrfFieldOf, FORM_HEADERS, form, signIn } from './web-test-helpers.js';
 import type { ObjectStorage } from '../../src/storage/object-storage/object-storage.js';
 
@@ -244,3 +244,6 @@ describeOnEachDatabase('web sessions', (getDb) => {
     assert.ok(!later.body.includes(secret), 'the secret is never shown again');
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

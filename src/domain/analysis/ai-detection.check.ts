@@ -3,16 +3,18 @@
  * image and judges its answer with the order's thresholds (detection-mapping.ts). Without a configured
  * service the check does not run at all: no entry, and the order waits for a person.
  *
- * What is sent: the original bytes for PNG, JPEG and WebP within the adapter's size limit; otherwise
- * (PSD, TIFF, larger files) the JPEG preview certdesk renders. Regions are normalized 0..1, so they hold
- * for the original whichever rendition was sent.
+ * What is sent (detection/detection-image.ts): for PNG, JPEG and WebP within the adapter's size limit,
+ * the original's image data without its metadata (EXIF, GPS above all, XMP, IPTC, C2PA); otherwise (PSD,
+ * TIFF, larger files) the JPEG preview certdesk renders, which carries none. Regions are normalized 0..1,
+ * so they hold for the original whichever rendition was sent.
  */
 import type { AnalysisCheck, AnalysisSubject, CheckOutcome } from './analysis-check.js';
 import { assetFormat } from './asset-format.js';
 import { judgeDetection, type DetectionThresholds } from './detection/detection-mapping.js';
-import { DETECTION_IMAGE_TYPES, type DetectionService } from './detection/detection-protocol.js';
+import { detectionImage } from './detection/detection-image.js';
+import type { DetectionService } from './detection/detection-protocol.js';
 import { PREVIEW_FACT } from './layer.check.js';
-import { PREVIEW_CONTENT_TYPE, renderPreview } from './rendering/render.js';
+import { renderPreview } from './rendering/render.js';
 
 export interface AiDetectionDeps {
   service: DetectionService | null;
@@ -27,13 +29,10 @@ export function aiDetectionCheck(deps: AiDetectionDeps): AnalysisCheck {
       if (!service) return { outcome: 'not_run' };
       const format = await assetFormat(context);
       const bytes = await context.readAll();
-      const direct = DETECTION_IMAGE_TYPES[format];
-      let image: { bytes: Buffer; contentType: string };
-      if (direct && bytes.length <= service.maxRequestBytes) image = { bytes, contentType: direct };
-      else {
+      const image = await detectionImage(bytes, format, service.maxRequestBytes, async () => {
         const cached = context.facts.get(PREVIEW_FACT);
-        image = { bytes: Buffer.isBuffer(cached) ? cached : await renderPreview(bytes, format), contentType: PREVIEW_CONTENT_TYPE };
-      }
+        return Buffer.isBuffer(cached) ? cached : renderPreview(bytes, format);
+      });
       const [answer, thresholds] = await Promise.all([service.detect(image, context.signal), deps.thresholdsFor(context.subject)]);
       const verdict = judgeDetection(answer, thresholds, context.subject.assetKey);
       if (verdict.passed) return { outcome: 'passed', facts: { score: verdict.score }, annotations: verdict.annotations, failedItems: verdict.failedItems };

@@ -6,8 +6,13 @@
  * - `unsupported` ends the analysis: the order moves to `Unsupported File`.
  * - After the last check, any `failed` entry moves the order to `Action Required`; otherwise it stays
  *   `In Progress`, waiting for a reviewer.
- * - A check that throws makes the job fail; the queue retries it with backoff, and when attempts run out
- *   `onFinalFailure` moves the order to `Failed`, the failing check's entry recorded as not passed.
+ * - A check that throws makes the job fail: a `PermanentJobError` (bad bytes) at once, anything else after
+ *   the queue's retries with backoff. Then `onFinalFailure` moves the order to `Failed` in the transaction
+ *   that fails the job, the failing check's entry recorded as not passed and the cause's kind in
+ *   `order_analysis_failures` (an operator may re-analyse after a transient one).
+ * - Overlapping runs of one job (a lease lost, another worker took over) write each check's outcome once:
+ *   under the order's row lock, an outcome whose check already has its entry is dropped, so failed items
+ *   and annotations are never added twice.
  * - The outcomes are written together, in one transaction (one re-rendering of the documents) once the
  *   checks ran, with the move to `Action Required` when one failed; when a check throws, the outcomes of
  *   the checks before it are written first, so the retry does not run them again.
@@ -15,9 +20,11 @@
  * The checks are listed in checks.ts; the contract is analysis-check.ts.
  */
 import type { OrderAnalysisLineT } from '../../contract/schemas.js';
-import type { JobHandler } from '../../jobs/worker.js';
-import type { Db } from '../../storage/database.js';
+import type { JobHandler } from '../background/job-handler.js';
+import type { Db, Executor } from '../../storage/database.js';
+import { recordAnalysisFailure } from './analysis-failure.repository.js';
 import type { ObjectStorage } from '../../storage/object-storage/index.js';
+import { IllegalTransitionError } from '../orders/lifecycle.js';
 import { OrderNotFoundError, changeOrder, changeOrderIn, type Actor } from '../orders/order-lifecycle.service.js';
 import { readOrder, type LockedOrder } from '../orders/order-lifecycle.repository.js';
 import type { OrderInputT } from '../orders/order-input.schema.js';
@@ -114,6 +121,15 @@ function applyOutcome(input: OrderInputT, { check, result }: Outcome): void {
   }
 }
 
+/**
+ * Applies the outcomes whose check has no entry yet. The order is locked: an overlapping run of the same
+ * job that wrote a check's outcome first wins, and this run's copy of it is dropped.
+ */
+function applyNewOutcomes(input: OrderInputT, outcomes: readonly Outcome[]): void {
+  const recorded = new Set((input.analysis_list ?? []).map((l) => l.analysis_type));
+  for (const o of outcomes) if (!recorded.has(o.check.name)) applyOutcome(input, o);
+}
+
 const failedTypes = (list: readonly OrderAnalysisLineT[]) => list.filter((l) => !l.analysis_passed).map((l) => l.analysis_type);
 
 /**
@@ -124,7 +140,7 @@ async function writeOutcomes(deps: AnalysisDeps, orderId: string, outcomes: read
   await deps.db.transaction().execute(async (trx) => {
     const written = await changeOrderIn(trx, deps.clock, orderId, ANALYSIS_ACTOR, {
       onlyFrom: ['In Progress'],
-      edit: (input) => outcomes.forEach((o) => applyOutcome(input, o)),
+      edit: (input) => applyNewOutcomes(input, outcomes),
     });
     const failed = settle ? failedTypes(written.order.analysis_list ?? []) : [];
     if (failed.length > 0) {
@@ -161,7 +177,7 @@ export async function analyzeOrder(deps: AnalysisDeps, orderId: string, signal: 
         reason,
         ...(outcomes.length > 0 ? { onlyFrom: ['In Progress'] as const } : {}),
         edit: (input) => {
-          outcomes.forEach((o) => applyOutcome(input, o));
+          applyNewOutcomes(input, outcomes);
           putEntry(input, check.name, false);
         },
       });
@@ -177,8 +193,8 @@ export async function analyzeOrder(deps: AnalysisDeps, orderId: string, signal: 
 }
 
 /** The first check without an entry: the one that kept failing. */
-async function failingCheck(deps: AnalysisDeps, orderId: string): Promise<string> {
-  const order = await readOrder(deps.db, orderId);
+async function failingCheck(deps: AnalysisDeps, db: Executor, orderId: string): Promise<string> {
+  const order = await readOrder(db, orderId);
   const done = new Set(order ? analysisList(order).map((l) => l.analysis_type) : []);
   return (deps.checks ?? DEFAULT_CHECKS).find((c) => !done.has(c.name))?.name ?? 'analysis';
 }
@@ -188,11 +204,13 @@ export function analyzeOrderJob(deps: AnalysisDeps): JobHandler {
   const orderIdOf = (payload: Record<string, unknown>) => String(payload.order_id);
   return {
     run: (payload, { signal }) => analyzeOrder(deps, orderIdOf(payload), signal),
-    async onFinalFailure(payload, error) {
+    // In the transaction that fails the job: if this throws, neither the job's failure nor the order's
+    // move commits, and the job is claimed again once its lease runs out.
+    async onFinalFailure(payload, error, { trx, failureKind, job }) {
       const orderId = orderIdOf(payload);
-      const check = await failingCheck(deps, orderId);
+      const check = await failingCheck(deps, trx, orderId);
       try {
-        await changeOrder(deps.db, deps.clock, orderId, ANALYSIS_ACTOR, {
+        await changeOrderIn(trx, deps.clock, orderId, ANALYSIS_ACTOR, {
           to: 'Failed',
           onlyFrom: ['In Progress'],
           reason: `${check} failed: ${error}`,
@@ -200,8 +218,10 @@ export function analyzeOrderJob(deps: AnalysisDeps): JobHandler {
         });
       } catch (err) {
         if (err instanceof OrderNotFoundError) return;
+        if (err instanceof IllegalTransitionError) return; // decided meanwhile (a reviewer, or a settled analysis)
         throw err;
       }
+      await recordAnalysisFailure(trx, { order_id: orderId, failure_kind: failureKind, job_id: job.id, failed_check: check, error });
     },
   };
 }

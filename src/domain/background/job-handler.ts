@@ -29,7 +29,18 @@ export interface JobHandler {
    * commits together with that, or not at all (then the job stays claimed until its lease runs out and is
    * tried again).
    */
-  onFinalFailure?(payload: Record<string, unknown>, error: string, context: JobContext & { trx: Executor }): Promise<void>;
+  onFinalFailure?(payload: Record<string, unknown>, error: string, context: FinalFailureContext): Promise<void>;
+}
+
+/**
+ * 'permanent': a `PermanentJobError` (failed at its first occurrence); 'transient': every attempt was used
+ * (an operator may try again once the cause is gone).
+ */
+export type JobFailureKind = 'permanent' | 'transient';
+
+export interface FinalFailureContext extends JobContext {
+  trx: Executor;
+  failureKind: JobFailureKind;
 }
 
 /**

@@ -3,15 +3,16 @@
  * records past their 24 hours, and finished jobs after a week. Queued by every worker every few minutes
  * under one singleton key, so a fleet runs it once at a time.
  */
-import type { JobHandler } from '../../jobs/worker.js';
-import { deleteFinishedJobs } from '../../jobs/job.repository.js';
+import { CLEANUP_JOB } from '../background/job-kinds.js';
+import type { JobHandler } from '../background/job-handler.js';
+import { deleteFinishedJobs } from '../background/jobs.repository.js';
 import type { Db } from '../../storage/database.js';
 import type { ObjectStorage } from '../../storage/object-storage/index.js';
 import type { Clock } from '../time/clock.js';
 import { deleteExpiredUploads } from './upload.repository.js';
 import { deleteExpiredIdempotencyKeys } from './idempotency.repository.js';
 
-export const CLEANUP_JOB = 'cleanup';
+export { CLEANUP_JOB };
 /** An expired upload's bytes may still be arriving (a PUT that started just before expiry). */
 const UPLOAD_GRACE_MS = 3_600_000;
 const FINISHED_JOB_RETENTION_MS = 7 * 86_400_000;
@@ -29,7 +30,7 @@ export function cleanupJob(deps: { db: Db; clock: Clock; storage: ObjectStorage 
         if (keys.length < 500) break;
       }
       await deleteExpiredIdempotencyKeys(deps.db, new Date(now));
-      await deleteFinishedJobs(deps.db, new Date(now - FINISHED_JOB_RETENTION_MS));
+      await deleteFinishedJobs(deps.db, FINISHED_JOB_RETENTION_MS);
     },
   };
 }

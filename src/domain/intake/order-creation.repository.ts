@@ -5,10 +5,11 @@
  * creation is the intake's hot path, and the order insert holds its scope's counter row (the counter
  * trigger) only for this one statement.
  *
- * The job row is the one `insertJob` (src/jobs/job.repository.ts) writes, with the same singleton rule.
+ * The job row is written by the one job INSERT (`jobInsertSql`, domain/background/jobs.repository.ts).
  */
 import { sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
+import { jobInsertSql, type NewJob } from '../background/jobs.repository.js';
 import type { OrderRow } from '../orders/order-document.js';
 import type { OrderAsset, OrderEventInput } from '../orders/order-lifecycle.repository.js';
 
@@ -18,7 +19,7 @@ export interface NewOrderWrite {
   row: OrderRow;
   asset: OrderAsset;
   event: OrderEventInput;
-  job: { kind: string; payload: Record<string, unknown>; runAt: Date; maxAttempts: number; singletonKey: string | null };
+  job: NewJob;
 }
 
 /** @returns false when the upload could not be claimed (used meanwhile, or expired): nothing was written. */
@@ -29,13 +30,7 @@ export async function insertOrderClaimingUpload(db: Executor, w: NewOrderWrite):
       UPDATE uploads SET used_at = ${w.now}::timestamptz, used_by_order = ${row.order_id}::text
       WHERE upload_id = ${w.uploadId}::uuid AND used_at IS NULL AND expires_at > ${w.now}::timestamptz
       RETURNING upload_id
-    ), queued AS (
-      INSERT INTO jobs (kind, payload, run_at, max_attempts, singleton_key, created_at)
-      SELECT ${job.kind}::text, ${JSON.stringify(job.payload)}::jsonb, ${job.runAt}::timestamptz, ${job.maxAttempts}::integer,
-             ${job.singletonKey}::text, ${w.now}::timestamptz
-      FROM claimed
-      ON CONFLICT (singleton_key) WHERE state IN ('queued', 'running') DO NOTHING
-      RETURNING id
+    ), queued AS (${jobInsertSql(job, sql`FROM claimed`)}
     ), created AS (
       INSERT INTO orders (order_id, organization_id, project_id, owner_key, order_state, creation_time, asset_preview_key,
                           layers, doc, preview_doc, asset_key, asset_content_type, asset_size)

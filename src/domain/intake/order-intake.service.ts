@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { OrderT } from '../../contract/schemas.js';
-import { DEFAULT_MAX_ATTEMPTS } from '../../jobs/job-queue.js';
+import { ANALYZE_ORDER_JOB, analysisJobKey, maxAttemptsOf } from '../background/job-kinds.js';
 import type { Db } from '../../storage/database.js';
 import type { ObjectStorage } from '../../storage/object-storage/index.js';
 import { ApiError, NotFoundError } from '../errors.js';
@@ -27,7 +27,7 @@ import type { Clock } from '../time/clock.js';
 import { claimUpload, findUserUpload, type UploadRow } from './upload.repository.js';
 
 /** The job that analyzes a new order (see domain/analysis). */
-export const ANALYZE_ORDER_JOB = 'analyze_order';
+export { ANALYZE_ORDER_JOB };
 
 export interface NewOrderRequest {
   upload_id: string;
@@ -142,7 +142,7 @@ export async function createOrderFromUpload(deps: IntakeDeps, principal: Princip
     row,
     asset: { key: upload.object_key, contentType: upload.content_type, size: upload.size },
     event: creationEvent(deps.clock, row, actorOf(principal)),
-    job: { kind: ANALYZE_ORDER_JOB, payload: { order_id: orderId }, runAt: now, maxAttempts: DEFAULT_MAX_ATTEMPTS, singletonKey: `analyze:${orderId}` },
+    job: { kind: ANALYZE_ORDER_JOB, payload: { order_id: orderId }, maxAttempts: maxAttemptsOf(ANALYZE_ORDER_JOB), singletonKey: analysisJobKey(orderId) },
   });
   if (!claimed) throw new UploadRejectedError(await claimProblem(deps, principal, upload), request.upload_id);
   deps.onJobQueued?.();

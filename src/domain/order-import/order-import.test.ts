@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { describeOnEachDatabase } from '../../../test/helpers/database.js';
-import { temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
+import { temporaryObjectStorage, removeTemporaryObjectStorages } from '../../../test/helpers/fixtures.js';
 import { buildDemoSeed, DEMO_ORGANIZATIONS, DEMO_PRIMARY, writeNdjsonOrders } from '../../demo/index.js';
 import { recountOrderCounters } from '../orders/order.repository.js';
 import { ImportError, importOrders } from './order-import.js';
@@ -202,3 +202,6 @@ describeOnEachDatabase('NDJSON order import', (getDb, target) => {
     );
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

@@ -8,6 +8,9 @@
  *                  ├──(reviewer records findings without certifying)──> Reviewed       (final)
  *                  └──(reviewer refuses, or processing fails for good)──> Failed       (final)
  *
+ * One more move exists for operators only, never through the API or the web: Failed ──> In Progress, when
+ * the analysis failed for a transient cause (`certdesk orders reanalyse`; OPERATOR_MOVES below).
+ *
  * Any other move is refused (409). Moves are carried out by order-lifecycle.service.ts, which records each
  * one in `order_events` and re-renders the stored order documents in the same transaction.
  */
@@ -26,9 +29,18 @@ const MOVES: Readonly<Record<HumanOrderStateValue, readonly HumanOrderStateValue
   'Unsupported File': [],
 };
 
-/** True when `to` may follow `from`. */
-export function canMove(from: HumanOrderStateValue, to: HumanOrderStateValue): boolean {
-  return MOVES[from].includes(to);
+/**
+ * Moves only an operator makes (a command on the server, not a request): re-analysing an order whose
+ * analysis failed for a transient cause (detection service or storage down for longer than the retries).
+ * `Failed` stays final for every user and API client.
+ */
+const OPERATOR_MOVES: Readonly<Partial<Record<HumanOrderStateValue, readonly HumanOrderStateValue[]>>> = {
+  Failed: ['In Progress'],
+};
+
+/** True when `to` may follow `from` (with `operator`, the operator-only moves too). */
+export function canMove(from: HumanOrderStateValue, to: HumanOrderStateValue, options: { operator?: boolean } = {}): boolean {
+  return MOVES[from].includes(to) || (options.operator === true && (OPERATOR_MOVES[from] ?? []).includes(to));
 }
 
 /** The states that may follow `from` (none for a final state). */

@@ -38,6 +38,8 @@ export interface OrderChange {
   reason?: string;
   /** Only if the order is in one of these states; else IllegalTransitionError (409). */
   onlyFrom?: readonly HumanOrderStateValue[];
+  /** Allows the operator-only moves of lifecycle.ts (never set from a request). */
+  operator?: boolean;
   /** Edits the order's fields (analysis lines, annotations, review fields) before it is re-rendered. */
   edit?: (order: OrderInputT, locked: LockedOrder) => void;
 }
@@ -61,7 +63,7 @@ export async function changeOrderIn(trx: Executor, clock: Clock, orderId: string
   const from = locked.order_state;
   const to = change.to ?? from;
   if (change.onlyFrom && !change.onlyFrom.includes(from)) throw new IllegalTransitionError(from, to);
-  if (change.to !== undefined && !canMove(from, to)) throw new IllegalTransitionError(from, to);
+  if (change.to !== undefined && !canMove(from, to, { operator: change.operator })) throw new IllegalTransitionError(from, to);
   const input = orderInputOf(locked);
   change.edit?.(input, locked);
   input.order_state = to;

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ORDER_STATES, type HumanOrderStateValue } from '../../contract/schemas.js';
 import { databaseTargets } from '../../../test/helpers/database.js';
-import { ACME, loadStandardFixture, USERS } from '../../../test/helpers/fixtures.js';
+import { ACME, loadStandardFixture, USERS, removeTemporaryObjectStorages } from '../../../test/helpers/fixtures.js';
 import type { DatabaseHandle } from '../../storage/database.js';
 import { ManualClock } from '../time/clock.js';
 import { canMove, IllegalTransitionError, isFinal } from './lifecycle.js';
@@ -119,3 +119,6 @@ for (const target of databaseTargets()) {
     });
   });
 }
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

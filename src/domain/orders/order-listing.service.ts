@@ -3,7 +3,7 @@
  * and the scope's counters, and attaches what depends on the request (the caller's project role,
  * presigned URLs). Independent of HTTP: it returns structured data, `order-response.ts` turns it into JSON.
  */
-import type { LayerInfoT, OrderProjectT, OrderStatsT } from '../../contract/schemas.js';
+import type { LayerInfoT, OrderProjectT } from '../../contract/schemas.js';
 import type { PageTokenBinding } from '../../storage/page-token.js';
 import { isKeyOfOrganization, keyOwnershipCheck } from '../../storage/object-storage/object-key.js';
 import type { Principal } from '../principal.js';
@@ -12,6 +12,9 @@ import { orderItemsEnvelope } from './order-response.js';
 import { projectNamesFor, resolveOrderScope } from './order-scope.js';
 import type { OrdersContext } from './orders-context.js';
 import { listVisibleProjects, type VisibleProject } from './visible-projects.repository.js';
+import type { ListedOrder, OrderListing } from './order-listing.types.js';
+
+export type { ListedOrder, OrderListing } from './order-listing.types.js';
 
 export const DEFAULT_PAGE_LIMIT = 200;
 export const MAX_PAGE_LIMIT = 1000;
@@ -27,25 +30,6 @@ export interface ListOrdersOptions {
   limit?: number;
   /** Signing time of the presigned URLs, Unix seconds (default: now). */
   nowSeconds?: number;
-}
-
-/** One listed order: its stored document text plus the per-response fields. */
-export interface ListedOrder {
-  orderId: string;
-  /** The stored `doc` (or `preview_doc` for previews): JSON text of an object, spliced verbatim. */
-  body: string;
-  /** The order's project with the caller's role; null for a personal order. */
-  project: OrderProjectT | null;
-  assetPreviewUrl: string | null;
-  layersInfo: LayerInfoT[];
-}
-
-export interface OrderListing {
-  preview: boolean;
-  stats: OrderStatsT;
-  projectNames: string[];
-  nextPageToken: string | null;
-  orders: ListedOrder[];
 }
 
 /**

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { before, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import { describeOnEachDatabase } from '../../../test/helpers/database.js';
-import { ACME, GLOBEX, USERS, loadStandardFixture, type FixtureUserName } from '../../../test/helpers/fixtures.js';
+import { ACME, GLOBEX, USERS, loadStandardFixture, type FixtureUserName, removeTemporaryObjectStorages } from '../../../test/helpers/fixtures.js';
 import { expectedOrderIds, expectedStats, principalOf } from '../../../test/helpers/orders-oracle.js';
 import { loadConfig } from '../../config.js';
 import { InvalidPageTokenError } from '../../storage/page-token.js';
@@ -317,3 +317,6 @@ describeOnEachDatabase('order listing', (getDb) => {
     assert.equal(await findVisibleOrder(ctx, principals.admin, 'no-such-order'), null);
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

@@ -4,7 +4,7 @@
  * 1,000 orders costs string concatenation, not 1,000 parse/serialize round trips.
  */
 import type { OrderPreviewT, OrderProjectT, OrderT } from '../../contract/schemas.js';
-import type { ListedOrder, OrderListing } from './order-listing.service.js';
+import type { ListedOrder, OrderListing } from './order-listing.types.js';
 
 /** The stored document without its closing brace; documents are always non-empty objects. */
 function openDocument(body: string): string {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { describeOnEachDatabase } from '../../../test/helpers/database.js';
-import { ACME, ACME_ORDER_COUNT, GLOBEX_ORDER_COUNT, USERS, loadStandardFixture, standardSeedDocument, temporaryObjectStorage } from '../../../test/helpers/fixtures.js';
+import { ACME, ACME_ORDER_COUNT, GLOBEX_ORDER_COUNT, USERS, loadStandardFixture, standardSeedDocument, temporaryObjectStorage, removeTemporaryObjectStorages } from '../../../test/helpers/fixtures.js';
 import { DatabaseUnavailableError } from '../../storage/database-availability.js';
 import type { Database } from '../../storage/schema.js';
 import type { DatabaseHandle } from '../../storage/database.js';
@@ -178,3 +178,6 @@ describe('seed against a PostgreSQL server nobody listens on', () => {
     }
   });
 });
+
+// The temporary object storage folders this file made (test/helpers/fixtures.ts).
+after(removeTemporaryObjectStorages);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startDetectionServer, sha256, type DetectionServer } from '../../../test/helpers/detection-server.js';
 import { DetectionProtocolError } from '../../domain/analysis/detection/detection-protocol.js';
-import { DetectionServiceError, HttpDetectionService, MAX_RESPONSE_BYTES } from './http-detection-service.js';
+import { isPermanentJobError } from '../../domain/background/job-handler.js';
+import { DetectionRefusedError, DetectionServiceError, HttpDetectionService, MAX_RESPONSE_BYTES } from './http-detection-service.js';
 
 const image = (n: number) => ({ bytes: Buffer.from(`image number ${n}`), contentType: 'image/png' });
 const VERDICT = {
@@ -87,5 +88,76 @@ describe('HTTP detection service adapter, against a real detection server on 127
     await closed.close();
     const gone = new HttpDetectionService({ url: closed.url, key: 'k', timeoutMs: 10_000, maxRequestBytes: 64 });
     await assert.rejects(gone.detect(image(1), signal), /unreachable/);
+  });
+
+  it('classifies answers: 400, 413, 415, 422 refuse the image for good; 401, 403, 404, 408, 429 and 5xx are transient', async () => {
+    for (const [n, status] of [400, 413, 415, 422].entries()) {
+      server.answerFor(image(20 + n).bytes, { kind: 'status', status });
+      await assert.rejects(client.detect(image(20 + n), signal), (err: Error) => {
+        assert.ok(err instanceof DetectionRefusedError && isPermanentJobError(err), `${status}: ${err.name}`);
+        assert.equal(err.status, status);
+        assert.match(err.message, new RegExp(`answered ${status}: it refuses this image`));
+        return true;
+      });
+    }
+    for (const [n, status] of [401, 403, 404, 408, 429, 500, 502, 503, 504].entries()) {
+      server.answerFor(image(30 + n).bytes, { kind: 'status', status });
+      await assert.rejects(client.detect(image(30 + n), signal), (err: Error) => {
+        assert.ok(err instanceof DetectionServiceError, `${status}: ${err.name}`);
+        assert.equal(err.status, status);
+        assert.ok(!isPermanentJobError(err));
+        return true;
+      });
+    }
+    // Too large to send: permanent too (the analysis sends the preview instead; this is the guard).
+    await assert.rejects(client.detect({ bytes: Buffer.alloc(65), contentType: 'image/png' }, signal), (err: Error) => isPermanentJobError(err));
+    // Unreachable and timed out: transient.
+    server.answerFor(image(40).bytes, { kind: 'hang' });
+    await assert.rejects(impatient.detect(image(40), signal), (err: Error) => err instanceof DetectionServiceError && !isPermanentJobError(err));
+  });
+
+  it('refuses a URL with credentials at construction, without repeating them', () => {
+    for (const url of [`http://svc-user:pa55-secret@127.0.0.1:9/detect`, 'http://token-only-secret@127.0.0.1:9/']) {
+      assert.throws(() => new HttpDetectionService({ url, key: 'k', timeoutMs: 1000, maxRequestBytes: 64 }), (err: Error) => {
+        assert.match(err.message, /must not contain credentials .*AI_DETECTION_KEY/);
+        for (const secret of ['svc-user', 'pa55-secret', 'token-only-secret']) assert.ok(!`${err.message}${err.stack}`.includes(secret));
+        return true;
+      });
+    }
+  });
+
+  it('never puts the key or the query string (which may hold a token) in an error message or stack', async () => {
+    const key = 'the-real-key-9f8e7d6c';
+    const secretServer = await startDetectionServer({ key });
+    try {
+      const query = 'token=qs-secret-4242&model=v2';
+      const withQuery = new HttpDetectionService({ url: `${secretServer.url}?${query}`, key, timeoutMs: 10_000, maxRequestBytes: 64 });
+      const quick = new HttpDetectionService({ url: `${secretServer.url}?${query}`, key, timeoutMs: 300, maxRequestBytes: 64 });
+      const wrongKey = new HttpDetectionService({ url: `${secretServer.url}?${query}`, key: `${key}-wrong`, timeoutMs: 10_000, maxRequestBytes: 64 });
+      secretServer.answerFor(image(50).bytes, { kind: 'status', status: 503 });
+      secretServer.answerFor(image(51).bytes, { kind: 'status', status: 422 });
+      secretServer.answerFor(image(52).bytes, { kind: 'raw', body: 'not json' });
+      secretServer.answerFor(image(53).bytes, { kind: 'hang' });
+      secretServer.answerFor(image(54).bytes, { kind: 'redirect', location: `${secretServer.url}?${query}&again=1` });
+      const failures = await Promise.all([
+        withQuery.detect(image(50), signal).catch((e: Error) => e),
+        withQuery.detect(image(51), signal).catch((e: Error) => e),
+        withQuery.detect(image(52), signal).catch((e: Error) => e),
+        quick.detect(image(53), signal).catch((e: Error) => e),
+        withQuery.detect(image(54), signal).catch((e: Error) => e),
+        wrongKey.detect(image(50), signal).catch((e: Error) => e),
+      ]);
+      await secretServer.close();
+      failures.push(await withQuery.detect(image(50), signal).catch((e: Error) => e)); // nothing listens any more
+      for (const failure of failures) {
+        assert.ok(failure instanceof Error, String(failure));
+        const text = `${failure.name}: ${failure.message}\n${failure.stack}\n${JSON.stringify(failure)}`;
+        for (const secret of [key, 'qs-secret-4242', 'token=']) assert.ok(!text.includes(secret), `${secret} in ${text}`);
+        assert.ok(!failure.message.includes('?'), failure.message);
+      }
+      assert.deepEqual(failures.map((f) => (f as Error).name), ['DetectionServiceError', 'DetectionRefusedError', 'DetectionProtocolError', 'DetectionServiceError', 'DetectionServiceError', 'DetectionServiceError', 'DetectionServiceError']);
+    } finally {
+      await secretServer.close();
+    }
   });
 });

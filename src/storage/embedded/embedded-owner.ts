@@ -5,7 +5,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { DatabaseHandle } from '../database.js';
+import type { PGlitePool } from '../pglite-pool.js';
 import { acquireDataDirLock, DataDirInUseError, type DataDirLock, type OwnerRole } from './data-dir-lock.js';
 import type { PGliteSocketServer } from './pglite-socket-server.js';
 
@@ -25,14 +25,23 @@ async function lockDirectory(directory: string, role: OwnerRole): Promise<DataDi
 }
 
 /**
+ * What this module needs of an opened database: its PGlite instance (to share) and its close(). Structural,
+ * so that database.ts (which calls this module) stays the only one to know `DatabaseHandle`: no import circle.
+ */
+export interface OwnedDatabase {
+  pglite: PGlitePool | null;
+  close(): Promise<void>;
+}
+
+/**
  * Opens the directory with `open` while holding its lock; `serve` also shares it over a socket.
  * The returned handle's close() stops sharing, closes the database, then releases the lock.
  * @throws DataDirInUseError when another live process owns the directory.
  */
-export async function ownEmbeddedDirectory(dir: string, role: OwnerRole, open: () => Promise<DatabaseHandle>): Promise<DatabaseHandle> {
+export async function ownEmbeddedDirectory<H extends OwnedDatabase>(dir: string, role: OwnerRole, open: () => Promise<H>): Promise<H> {
   const directory = path.resolve(dir);
   const lock = await lockDirectory(directory, role);
-  let handle: DatabaseHandle;
+  let handle: H;
   try {
     handle = await open();
   } catch (err) {

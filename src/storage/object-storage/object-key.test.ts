@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { isKeyOfOrganization, isValidObjectKey, keyOwnershipCheck, OBJECT_KEY_PATTERN } from './object-key.js';
+import { encodeKeyPath, isKeyOfOrganization, isValidObjectKey, keyOwnershipCheck, OBJECT_KEY_PATTERN } from './object-key.js';
 
 const pattern = new RegExp(OBJECT_KEY_PATTERN);
 /** Keys drawn mostly from the key alphabet, with the characters that make a key invalid mixed in. */
@@ -37,5 +37,16 @@ describe('object keys', () => {
     const keys = ['orgs/ac3e0000-0000-4000-8000-000000000001/a.png', 'orgs/ac3e0000-0000-4000-8000-000000000002/a.png', 'orgs/ac3e0000-0000-4000-8000-000000000001/.x', 'a.png'];
     for (const key of keys) assert.equal(own(key), isKeyOfOrganization(key, org), key);
     assert.equal(own(keys[0]!), true);
+  });
+
+  it('encodeKeyPath keeps valid keys as they are and encodes any other key so that each segment decodes back', () => {
+    assert.equal(encodeKeyPath('orgs/ab/uploads/x.png'), 'orgs/ab/uploads/x.png');
+    assert.equal(encodeKeyPath('a b/c?d'), 'a%20b/c%3Fd');
+    fc.assert(fc.property(keyLike, (key) => {
+      const encoded = encodeKeyPath(key);
+      if (isValidObjectKey(key)) assert.equal(encoded, key);
+      assert.equal(encoded.split('/').map(decodeURIComponent).join('/'), key);
+      assert.ok(!/[?#\s]/.test(encoded), encoded);
+    }));
   });
 });

@@ -18,6 +18,18 @@ export function isValidObjectKey(key: string): boolean {
   return key.length <= MAX_KEY_LENGTH && KEY_CHARACTERS.test(key) && !key.includes('/.') && !key.includes('//') && !key.endsWith('/');
 }
 
+const PLAIN_KEY = /^[A-Za-z0-9._/-]+$/;
+
+/**
+ * Encodes a key for a URL path, keeping its slashes. Valid keys need no encoding at all (returned as they
+ * are, which the listing's presigner relies on for speed); anything else is encoded segment by segment.
+ * The one encoder of both the object URLs (presign.ts) and the upload URLs (upload-signing.ts), so a key
+ * is spelled the same in both and `serve`'s `/objects/*` route decodes either.
+ */
+export function encodeKeyPath(key: string): string {
+  return PLAIN_KEY.test(key) ? key : key.split('/').map(encodeURIComponent).join('/');
+}
+
 /**
  * Every object of an organization lives under `orgs/<organization id>/`. Seeds and imports refuse keys
  * outside the organization's prefix, and no URL is ever presigned for a key outside the prefix of the

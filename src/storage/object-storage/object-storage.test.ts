@@ -4,7 +4,7 @@
  * with a byte counter, presigned PUT and GET used with plain HTTP.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -52,11 +52,22 @@ function contract(name: string, open: () => ObjectStorage) {
   });
 }
 
-contract('local directory', () => new LocalDirectoryStorage(mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-'))));
+/** Folders of the local directory storages below, removed when the file is done. */
+const localDirs: string[] = [];
+const localDirectory = () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-'));
+  localDirs.push(dir);
+  return new LocalDirectoryStorage(dir);
+};
+after(() => {
+  for (const dir of localDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+contract('local directory', localDirectory);
 
 describe('local directory specifics', () => {
   it('a create-only write is refused when the key holds an object', async () => {
-    const storage = new LocalDirectoryStorage(mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-')));
+    const storage = localDirectory();
     await storage.putStream('k', Readable.from([Buffer.from('a')]), { contentType: 'text/plain', ifNoneMatch: true });
     await assert.rejects(storage.putStream('k', Readable.from([Buffer.from('b')]), { contentType: 'text/plain', ifNoneMatch: true }), ObjectExistsError);
     assert.equal(await text(await storage.get('k')), 'a');

@@ -14,6 +14,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { encodeKeyPath } from './object-key.js';
 
 /** Turns an object key into a time-limited URL. */
 export interface UrlPresigner {
@@ -30,12 +31,6 @@ export const OBJECTS_PATH = '/objects/';
 
 /** Signed URLs kept (least recently used dropped first): ~20,000 × ~200 bytes bounds the cache near 5 MB. */
 export const MAX_CACHED_URLS = 20_000;
-const PLAIN_KEY = /^[A-Za-z0-9._/-]+$/;
-
-/** Encodes a key for a URL path, keeping its slashes (valid keys need no encoding at all). */
-function encodeKeyPath(key: string): string {
-  return PLAIN_KEY.test(key) ? key : key.split('/').map(encodeURIComponent).join('/');
-}
 
 /** A URL signed for one window (`expires`), with its JSON form. */
 interface SignedUrl {

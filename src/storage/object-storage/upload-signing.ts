@@ -8,6 +8,7 @@
  * (s3-storage.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { encodeKeyPath } from './object-key.js';
 import { OBJECTS_PATH, type PresignCheck } from './presign.js';
 
 export interface PresignedUpload {
@@ -28,10 +29,6 @@ export interface PresignUploadRequest {
 /** Signs uploads for one object storage. */
 export interface UploadPresigner {
   presignUpload(request: PresignUploadRequest): Promise<PresignedUpload>;
-}
-
-function encodeKeyPath(key: string): string {
-  return key.split('/').map(encodeURIComponent).join('/');
 }
 
 /** The embedded storage's upload signer; PUT /objects/* verifies with `verify`. */

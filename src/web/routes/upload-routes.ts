@@ -13,12 +13,13 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, NotFoundError } from '../../domain/errors.js';
-import { ANALYZE_ORDER_JOB, createOrderFromUpload, respondToOrder, UploadRejectedError, type IntakeDeps, type UploadProblem } from '../../domain/intake/order-intake.service.js';
+import { analysisJobKey } from '../../domain/background/job-kinds.js';
+import { unfinishedJobExists } from '../../domain/background/jobs.repository.js';
+import { createOrderFromUpload, respondToOrder, UploadRejectedError, type IntakeDeps, type UploadProblem } from '../../domain/intake/order-intake.service.js';
 import { announceUpload, UploadTooLargeError } from '../../domain/intake/upload.service.js';
 import { findVisibleOrder, listVisibleProjects, sortProjectNames } from '../../domain/orders/index.js';
 import { isUuid } from '../../domain/uuid.js';
 import { translate } from '../../i18n/index.js';
-import { findJobs } from '../../jobs/job.repository.js';
 import { requireSession, sessionOf } from '../guards.js';
 import { sendCsrfRefusal, sendNotFound, sendPage } from '../respond.js';
 import { presentedToken, tokensMatch } from '../session/csrf.js';
@@ -146,8 +147,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       const order = await findVisibleOrder(deps.orders, principalOf(session), req.params.orderId);
       if (!order) return sendError(reply, 404, translate(req.web.lang, 'errors.order_not_found'));
       // In Progress is settled once no analysis job is queued or running: the order waits for a person.
-      const jobs = order.order_state === 'In Progress' ? await findJobs(deps.db, { kind: ANALYZE_ORDER_JOB, singletonKey: `analyze:${order.order_id}` }) : [];
-      const analysing = jobs.some((j) => j.state === 'queued' || j.state === 'running');
+      const analysing = order.order_state === 'In Progress' && (await unfinishedJobExists(deps.db, analysisJobKey(order.order_id)));
       return reply.header('Cache-Control', 'no-store').send({
         order_id: order.order_id,
         order_state: order.order_state,

@@ -13,7 +13,7 @@ export interface PageOptions {
   active?: NavArea;
   /** Path the language links point at (default: the current URL); pages answering a POST name a GET page. */
   languageBase?: string;
-  /** Further scripts of src/web/static this page needs (after app.js). */
+  /** Further browser bundles this page needs (`<name>.js` of src/web/client/<name>.ts), after app.js. */
   scripts?: readonly string[];
 }
 

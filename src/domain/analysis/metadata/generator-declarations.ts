@@ -4,6 +4,8 @@
  * guess about its pixels (that is `ai_detection`'s job).
  */
 
+import type { MetadataSource } from './read-metadata.js';
+
 /**
  * IPTC digital source types (http://cv.iptc.org/newscodes/digitalsourcetype/) that say a model made the
  * picture, or a composite including generated parts. Written by generators and editors as XMP
@@ -33,10 +35,40 @@ export const GENERATOR_SOFTWARE: ReadonlyArray<{ product: string; pattern: RegEx
 ];
 
 /**
- * Metadata fields that name the software that produced the file: EXIF `Software`, XMP `CreatorTool` and
- * history `softwareAgent`, IPTC `OriginatingProgram`, PNG text `Software`/`Source`/`Generator`.
+ * The fields that name the software that produced or edited the file, by where they were read (field
+ * names as read-metadata.ts spells them). Only these are matched against GENERATOR_SOFTWARE:
+ * - EXIF `Software` and `ProcessingSoftware` (IFD0);
+ * - XMP `xmp:CreatorTool`, its EXIF mirror `tiff:Software`, and each `xmpMM:History` event's
+ *   `stEvt:softwareAgent`;
+ * - IPTC IIM `OriginatingProgram` (2:65);
+ * - PNG text `Software`, `Source` and `Generator`: the PNG specification defines `Source` as "the device
+ *   used to create the image" (a tool, not an attribution), and generators write their name there.
+ *
+ * Credit and rights fields are NOT declarations, whatever company they name: `photoshop:Source`,
+ * `photoshop:Credit`, `dc:source`, `dc:rights`, `dc:creator`, IPTC `Source` (2:115), `Credit` (2:110),
+ * `CopyrightNotice`, EXIF `Artist`/`Copyright`... A photo desk called "Midjourney Inc." or a picture
+ * credited to "OpenAI" says who supplied or owns it, not what made it.
  */
-export const SOFTWARE_FIELD = /(^|\.)(software|creatortool|softwareagent|originatingprogram|generator|source)$/i;
+const SOFTWARE_FIELDS: Readonly<Record<MetadataSource, RegExp>> = {
+  exif: /^ifd0\.(software|processingsoftware)$/i,
+  xmp: /^(xmp\.creatortool|tiff\.software|xmpmm\.history(\[\d+\])?\.softwareagent)$/i,
+  iptc: /^originatingprogram$/i,
+  'png-text': /^(software|source|generator)$/i,
+};
+
+/** Whether the field names the software that made the file (SOFTWARE_FIELDS). */
+export function isSoftwareField(field: { source: MetadataSource; name: string }): boolean {
+  return SOFTWARE_FIELDS[field.source].test(field.name);
+}
+
+/**
+ * Whether the field is a digital source type statement: XMP `Iptc4xmpExt:DigitalSourceType` (and the
+ * same property under another prefix, e.g. `plus:`). A caption or keyword that merely contains the IPTC
+ * vocabulary's URL is not one.
+ */
+export function isDigitalSourceTypeField(field: { name: string }): boolean {
+  return /(^|\.)digitalsourcetype$/i.test(field.name);
+}
 
 /** Digital source type codes a value declares, e.g. `…/digitalsourcetype/trainedAlgorithmicMedia`. */
 export function declaredSourceType(value: string): string | null {

@@ -1,8 +1,10 @@
 /**
- * Judges metadata fields and the C2PA store: every way the file declares that a generator made it.
+ * Judges metadata fields and the C2PA store: every way the file declares that a generator made it. Only
+ * software fields and digital source type fields are read as declarations (generator-declarations.ts);
+ * credit, source and rights fields naming a company are attributions, never findings.
  */
 import { findC2paStore, c2paAiSourceType } from './c2pa.js';
-import { declaredSourceType, generatorProduct, SOFTWARE_FIELD } from './generator-declarations.js';
+import { declaredSourceType, generatorProduct, isDigitalSourceTypeField, isSoftwareField } from './generator-declarations.js';
 import type { MetadataField } from './read-metadata.js';
 
 export interface GeneratorFinding {
@@ -30,9 +32,9 @@ export function generatorFindings(fields: readonly MetadataField[], bytes: Buffe
   };
   for (const field of fields) {
     const where = `${field.source} ${field.name}`;
-    const sourceType = /digitalsourcetype$/i.test(field.name) || field.value.includes('/digitalsourcetype/') ? declaredSourceType(field.value) : null;
+    const sourceType = isDigitalSourceTypeField(field) ? declaredSourceType(field.value) : null;
     if (sourceType) add({ kind: 'digital_source_type', where, declared: sourceType });
-    const product = SOFTWARE_FIELD.test(field.name) ? generatorProduct(field.value) : promptChunk(field);
+    const product = isSoftwareField(field) ? generatorProduct(field.value) : promptChunk(field);
     if (product) add({ kind: 'generator_software', where, declared: product });
   }
   const store = findC2paStore(bytes);

@@ -5,16 +5,69 @@
 // - Order page: while the order is In Progress, its progress is polled and the state badges and the
 //   analysis list are redrawn; the response form (Action Required) uploads evidence the same way.
 // Every message comes from data-msg-* attributes rendered by the server in the page language.
-'use strict';
+
+/** POST /orders/uploads: where and how to send the file's bytes. */
+interface UploadTicket {
+  upload_id: string;
+  upload_url: string;
+  upload_method?: string;
+  upload_headers?: Record<string, string>;
+}
+
+/** POST /orders/new: the order the upload became. */
+interface CreatedOrder {
+  order_id: string;
+  order_title: string;
+  order_url: string;
+}
+
+interface AnalysisLine {
+  analysis_type: string;
+  analysis_passed: boolean;
+}
+
+/** GET /orders/{id}/progress. */
+interface OrderProgress {
+  order_state: string;
+  state_class: string;
+  analysing: boolean;
+  asset_preview_url: string | null;
+  analysis_list?: AnalysisLine[];
+}
+
+/** POST /orders/{id}/responses. */
+interface ResponseResult {
+  order_state: string;
+  state_class: string;
+}
+
+type ItemState = 'waiting' | 'uploading' | 'creating' | 'created' | 'uploaded' | 'error';
+
+interface UploadItem {
+  file: File;
+  li: HTMLLIElement;
+  uploadId: string | null;
+  removed?: boolean;
+  setState(state: ItemState, text: string): void;
+  setProgress(value: number): void;
+  showOrder(order: CreatedOrder): void;
+}
+
+type Vars = Record<string, string | number>;
 
 /** A message of `el` (data-msg-<name>) with {placeholders} filled. */
-function message(el, name, vars) {
+function message(el: Element, name: string, vars?: Vars): string {
   const template = el.getAttribute('data-msg-' + name) || '';
-  return template.replace(/\{([a-z_]+)\}/g, (whole, key) => (vars && key in vars ? String(vars[key]) : whole));
+  return template.replace(/\{([a-z_]+)\}/g, (whole, key: string) => (vars && key in vars ? String(vars[key]) : whole));
+}
+
+/** The message of a caught error ('' for anything that is not an Error). */
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : '';
 }
 
 /** "1.2 MiB": the size of a file for the list (units are the same in every language). */
-function formatSize(bytes) {
+function formatSize(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB'];
   let value = bytes;
   let unit = 0;
@@ -26,8 +79,8 @@ function formatSize(bytes) {
 }
 
 /** POSTs JSON with the session's CSRF token; resolves to the parsed body, rejects with a message. */
-async function postJson(url, csrf, body, el) {
-  let response;
+async function postJson<T>(url: string, csrf: string, body: unknown, el: Element): Promise<T> {
+  let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
@@ -38,18 +91,21 @@ async function postJson(url, csrf, body, el) {
   } catch {
     throw new Error(message(el, 'network-error'));
   }
-  let data = null;
+  let data: unknown = null;
   try {
     data = await response.json();
   } catch {
     data = null;
   }
-  if (!response.ok) throw new Error(data && typeof data.error === 'string' ? data.error : message(el, 'server-error'));
-  return data;
+  if (!response.ok) {
+    const error = data !== null && typeof data === 'object' ? (data as { error?: unknown }).error : undefined;
+    throw new Error(typeof error === 'string' ? error : message(el, 'server-error'));
+  }
+  return data as T;
 }
 
 /** Sends a file's bytes with a presigned PUT, reporting progress (0..100). */
-function putFile(ticket, file, onProgress, el) {
+function putFile(ticket: UploadTicket, file: File, onProgress: (percent: number) => void, el: Element): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(ticket.upload_method || 'PUT', ticket.upload_url);
@@ -71,7 +127,7 @@ function putFile(ticket, file, onProgress, el) {
 }
 
 /** One row of an upload list: name, size, progress bar, status; a remove button until it is sent. */
-function uploadItem(list, file, form) {
+function uploadItem(list: Element, file: File, form: HTMLFormElement): UploadItem {
   const li = document.createElement('li');
   li.className = 'upload-item';
   li.setAttribute('data-state', 'waiting');
@@ -96,7 +152,7 @@ function uploadItem(list, file, form) {
   remove.setAttribute('aria-label', message(form, 'remove', { name: file.name }));
   li.append(name, size, progress, status, remove);
   list.append(li);
-  const item = {
+  const item: UploadItem = {
     file,
     li,
     uploadId: null,
@@ -128,11 +184,11 @@ function uploadItem(list, file, form) {
 }
 
 /** Announces and sends one file; resolves to its upload id. */
-async function sendFile(form, item, purpose) {
+async function sendFile(form: HTMLFormElement, item: UploadItem, purpose: 'order' | 'evidence'): Promise<string> {
   item.setState('uploading', message(form, 'uploading'));
-  const ticket = await postJson(
-    form.getAttribute('data-announce-url'),
-    form.getAttribute('data-csrf'),
+  const ticket = await postJson<UploadTicket>(
+    form.getAttribute('data-announce-url') ?? '',
+    form.getAttribute('data-csrf') ?? '',
     { file_name: item.file.name, content_type: item.file.type || 'application/octet-stream', size: item.file.size, purpose },
     form,
   );
@@ -141,19 +197,27 @@ async function sendFile(form, item, purpose) {
 }
 
 /** Runs `work` over `items`, at most `limit` at a time. */
-async function inPool(items, limit, work) {
+async function inPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   const queue = items.slice();
   const runners = Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    while (queue.length) await work(queue.shift());
+    while (queue.length) await work(queue.shift() as T);
   });
   await Promise.all(runners);
 }
 
+interface FileCollector {
+  /** Items not sent yet (new ones, and ones that failed: they are tried again). */
+  pending(): UploadItem[];
+  /** Every item still in the list. */
+  all(): UploadItem[];
+}
+
 /** A file list fed by a file input and, when there is one, a drop zone. */
-function fileCollector(form, input, dropzone) {
+function fileCollector(form: HTMLFormElement, input: HTMLInputElement, dropzone: HTMLElement | null): FileCollector {
   const list = form.querySelector('[data-upload-list]');
-  let items = [];
-  const add = (files) => {
+  let items: UploadItem[] = [];
+  const add = (files: FileList | null): void => {
+    if (!list || !files) return;
     Array.from(files).forEach((file) => items.push(uploadItem(list, file, form)));
     items = items.filter((i) => !i.removed);
   };
@@ -174,32 +238,38 @@ function fileCollector(form, input, dropzone) {
       if (event.dataTransfer && event.dataTransfer.files) add(event.dataTransfer.files);
     });
   }
+  const all = (): UploadItem[] => (items = items.filter((i) => !i.removed));
   return {
-    /** Items not sent yet (new ones, and ones that failed: they are tried again). */
-    pending: () => (items = items.filter((i) => !i.removed)).filter((i) => i.li.getAttribute('data-state') === 'waiting' || i.li.getAttribute('data-state') === 'error'),
-    /** Every item still in the list. */
-    all: () => (items = items.filter((i) => !i.removed)),
+    pending: () => all().filter((i) => i.li.getAttribute('data-state') === 'waiting' || i.li.getAttribute('data-state') === 'error'),
+    all,
   };
 }
 
-function showFormError(form, text) {
-  const box = form.querySelector('[data-form-error]');
+function showFormError(form: HTMLFormElement, text: string): void {
+  const box = form.querySelector<HTMLElement>('[data-form-error]');
   if (!box) return;
   box.textContent = text || '';
   box.hidden = !text;
 }
 
-function setUpUploadPage() {
+/** The value of a named text field of `form` ('' when there is none). */
+function fieldValue(form: HTMLFormElement, name: string): string {
+  const field = form.elements.namedItem(name);
+  return field instanceof HTMLInputElement || field instanceof HTMLSelectElement || field instanceof HTMLTextAreaElement ? field.value : '';
+}
+
+function setUpUploadPage(): void {
   const form = document.getElementById('upload-form');
-  if (!form) return;
-  const input = form.querySelector('input[type="file"]');
-  const collector = fileCollector(form, input, form.querySelector('[data-dropzone]'));
+  if (!(form instanceof HTMLFormElement)) return;
+  const input = form.querySelector<HTMLInputElement>('input[type="file"]');
   const summary = form.querySelector('[data-upload-summary]');
-  const submit = form.querySelector('button[type="submit"]');
+  const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+  if (!input || !summary || !submit) return;
+  const collector = fileCollector(form, input, form.querySelector<HTMLElement>('[data-dropzone]'));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const title = form.elements.namedItem('order_title').value.trim();
-    const projectId = form.elements.namedItem('project_id').value || null;
+    const title = fieldValue(form, 'order_title').trim();
+    const projectId = fieldValue(form, 'project_id') || null;
     const pending = collector.pending();
     if (!title) return showFormError(form, message(form, 'no-title'));
     if (!pending.length) return showFormError(form, message(form, 'no-files'));
@@ -213,16 +283,16 @@ function setUpUploadPage() {
         item.setProgress(0);
         const uploadId = await sendFile(form, item, 'order');
         item.setState('creating', message(form, 'creating'));
-        const order = await postJson(
-          form.getAttribute('data-create-url'),
-          form.getAttribute('data-csrf'),
+        const order = await postJson<CreatedOrder>(
+          form.getAttribute('data-create-url') ?? '',
+          form.getAttribute('data-csrf') ?? '',
           { upload_id: uploadId, project_id: projectId, order_title: several ? title + ' (' + item.file.name + ')' : title },
           form,
         );
         item.showOrder(order);
         created++;
       } catch (err) {
-        item.setState('error', err.message);
+        item.setState('error', errorText(err));
       }
     });
     summary.textContent = message(form, 'done', { created, total: pending.length });
@@ -231,8 +301,8 @@ function setUpUploadPage() {
 }
 
 /** Redraws the analysis lines as the server renders them. */
-function drawAnalysis(container, lines) {
-  const label = (name) => container.getAttribute('data-label-' + name) || '';
+function drawAnalysis(container: Element, lines: readonly AnalysisLine[]): void {
+  const label = (name: string): string => container.getAttribute('data-label-' + name) || '';
   container.textContent = '';
   if (!lines.length) {
     const p = document.createElement('p');
@@ -262,17 +332,17 @@ function drawAnalysis(container, lines) {
   container.append(table);
 }
 
-function showState(state, stateClass) {
+function showState(state: string, stateClass: string): void {
   document.querySelectorAll('[data-live-state]').forEach((badge) => {
     badge.textContent = state;
     badge.className = 'badge ' + stateClass;
   });
-  const respond = document.querySelector('[data-live-respond]');
+  const respond = document.querySelector<HTMLElement>('[data-live-respond]');
   if (respond) respond.hidden = state !== 'Action Required';
 }
 
 /** The preview the analysis rendered, in place of "No preview" (annotations need a reload). */
-function showPreview(url, status) {
+function showPreview(url: string | null, status: Element): void {
   const placeholder = document.querySelector('.no-preview.large');
   if (!url || !placeholder) return;
   const img = document.createElement('img');
@@ -284,18 +354,18 @@ function showPreview(url, status) {
 }
 
 /** Polls the order's progress while its analysis may still change it. */
-function setUpLiveOrder() {
+function setUpLiveOrder(): void {
   const status = document.querySelector('[data-live-order]');
   if (!status || status.getAttribute('data-state') !== 'In Progress') return;
   const analysis = document.querySelector('[data-live-analysis]');
-  const url = status.getAttribute('data-progress-url');
+  const url = status.getAttribute('data-progress-url') ?? '';
   let shown = JSON.stringify(null);
-  const poll = async () => {
-    let data;
+  const poll = async (): Promise<void> => {
+    let data: OrderProgress;
     try {
       const response = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' }, cache: 'no-store' });
       if (!response.ok) throw new Error(String(response.status));
-      data = await response.json();
+      data = (await response.json()) as OrderProgress;
     } catch {
       status.textContent = message(status, 'stopped');
       return;
@@ -316,17 +386,19 @@ function setUpLiveOrder() {
     }
   };
   // The first look comes at once: a settled order says so, a running analysis starts the polling.
-  if (!status.textContent.trim()) poll();
+  if (!(status.textContent ?? '').trim()) void poll();
 }
 
-function setUpResponseForm() {
+function setUpResponseForm(): void {
   const form = document.querySelector('[data-response-form]');
-  if (!form) return;
-  const collector = fileCollector(form, form.querySelector('input[type="file"]'), null);
-  const submit = form.querySelector('button[type="submit"]');
+  if (!(form instanceof HTMLFormElement)) return;
+  const input = form.querySelector<HTMLInputElement>('input[type="file"]');
+  const submit = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+  if (!input || !submit) return;
+  const collector = fileCollector(form, input, null);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const text = form.elements.namedItem('message').value.trim();
+    const text = fieldValue(form, 'message').trim();
     if (!text) return showFormError(form, message(form, 'no-message'));
     showFormError(form, '');
     const original = submit.textContent;
@@ -339,14 +411,22 @@ function setUpResponseForm() {
         item.setState('uploaded', message(form, 'uploaded'));
       } catch (err) {
         failed = true;
-        item.setState('error', err.message);
+        item.setState('error', errorText(err));
       }
     });
     // Files sent by an earlier attempt whose response failed are not sent again.
-    const uploadIds = collector.all().filter((item) => item.uploadId).map((item) => item.uploadId);
+    const uploadIds = collector
+      .all()
+      .map((item) => item.uploadId)
+      .filter((id): id is string => id !== null);
     try {
       if (failed) throw new Error('');
-      const result = await postJson(form.getAttribute('data-response-url'), form.getAttribute('data-csrf'), { message: text, upload_ids: uploadIds }, form);
+      const result = await postJson<ResponseResult>(
+        form.getAttribute('data-response-url') ?? '',
+        form.getAttribute('data-csrf') ?? '',
+        { message: text, upload_ids: uploadIds },
+        form,
+      );
       showState(result.order_state, result.state_class);
       const status = document.querySelector('[data-live-order]');
       if (status) {
@@ -355,7 +435,8 @@ function setUpResponseForm() {
         status.textContent = message(form, 'sent');
       }
     } catch (err) {
-      if (err.message) showFormError(form, err.message);
+      const problem = errorText(err);
+      if (problem) showFormError(form, problem);
     } finally {
       submit.disabled = false;
       submit.textContent = original;

@@ -1,13 +1,12 @@
-// certdesk web application: progressive enhancements only. Every page works without this file.
-'use strict';
+// certdesk web application: progressive enhancements of every page. Every page works without this script.
 
 /** Copy buttons: data-copy-target names the element whose text is copied. */
-function setUpCopyButtons() {
-  document.querySelectorAll('button[data-copy-target]').forEach((button) => {
+function setUpCopyButtons(): void {
+  document.querySelectorAll<HTMLButtonElement>('button[data-copy-target]').forEach((button) => {
     const original = button.textContent;
     const originalLabel = button.getAttribute('aria-label');
     button.addEventListener('click', async () => {
-      const target = document.getElementById(button.getAttribute('data-copy-target'));
+      const target = document.getElementById(button.getAttribute('data-copy-target') ?? '');
       if (!target) return;
       const text = target.textContent || '';
       let copied = false;
@@ -19,15 +18,16 @@ function setUpCopyButtons() {
         const range = document.createRange();
         range.selectNodeContents(target);
         const selection = window.getSelection();
-        selection.removeAllRanges();
-        selection.addRange(range);
-        copied = document.execCommand && document.execCommand('copy');
+        selection?.removeAllRanges();
+        selection?.addRange(range);
+        // execCommand is deprecated but the only fallback where the Clipboard API is refused.
+        copied = typeof document.execCommand === 'function' && document.execCommand('copy');
       }
       if (copied) {
         const copiedLabel = button.getAttribute('data-copied-label') || original;
         button.textContent = copiedLabel;
         // The accessible name changes too, so screen readers announce the result.
-        button.setAttribute('aria-label', copiedLabel);
+        button.setAttribute('aria-label', copiedLabel ?? '');
         button.classList.add('copied');
         setTimeout(() => {
           button.textContent = original;
@@ -39,18 +39,24 @@ function setUpCopyButtons() {
   });
 }
 
+interface ShownTip {
+  tip: HTMLElement;
+  shape: Element;
+  item: HTMLElement | null;
+}
+
 /** Annotation shapes: hover or keyboard focus shows the annotation's details next to the shape. */
-function setUpAnnotations() {
-  document.querySelectorAll('.overlay-stage').forEach((stage) => {
-    let shown = null;
-    const hide = () => {
+function setUpAnnotations(): void {
+  document.querySelectorAll<HTMLElement>('.overlay-stage').forEach((stage) => {
+    let shown: ShownTip | null = null;
+    const hide = (): void => {
       if (!shown) return;
       shown.tip.hidden = true;
       shown.shape.classList.remove('active');
       if (shown.item) shown.item.classList.remove('active');
       shown = null;
     };
-    const show = (shape) => {
+    const show = (shape: Element): void => {
       hide();
       const index = shape.getAttribute('data-annotation-index');
       const tip = document.getElementById('annotation-tip-' + index);
@@ -71,10 +77,14 @@ function setUpAnnotations() {
     };
     stage.querySelectorAll('.annotation').forEach((shape) => {
       shape.addEventListener('mouseenter', () => show(shape));
-      shape.addEventListener('mouseleave', () => { if (document.activeElement !== shape) hide(); });
+      shape.addEventListener('mouseleave', () => {
+        if (document.activeElement !== shape) hide();
+      });
       shape.addEventListener('focus', () => show(shape));
       shape.addEventListener('blur', hide);
-      shape.addEventListener('keydown', (event) => { if (event.key === 'Escape') hide(); });
+      shape.addEventListener('keydown', (event) => {
+        if ((event as KeyboardEvent).key === 'Escape') hide();
+      });
     });
   });
 }

@@ -1,0 +1,36 @@
+/**
+ * The jobs certdesk has and how hard each is retried. A handler throws `PermanentJobError` for what no
+ * retry can change (the job fails at once); anything else is transient and retried with backoff (see
+ * src/jobs/retry-schedule.ts and docs/operations.md) until `maxAttempts` claims were made.
+ */
+
+/** Analyses a new order (domain/analysis/pipeline.ts). */
+export const ANALYZE_ORDER_JOB = 'analyze_order';
+/** Deletes expired uploads, Idempotency-Key records and old finished jobs (domain/intake/cleanup.ts). */
+export const CLEANUP_JOB = 'cleanup';
+
+export interface JobKindDefaults {
+  /** Claims before the job fails for good. */
+  maxAttempts: number;
+}
+
+/**
+ * 25 attempts: with the default schedule (2 s doubling, capped at 12 h, full jitter) the last one runs
+ * about 2.6 days after the first on average (5.3 days at most), so a detection service or storage outage
+ * of a day leaves every order analysed once it returns. The cleanup job is queued again every ten minutes
+ * anyway: one attempt.
+ */
+export const JOB_KIND_DEFAULTS: Readonly<Record<string, JobKindDefaults>> = {
+  [ANALYZE_ORDER_JOB]: { maxAttempts: 25 },
+  [CLEANUP_JOB]: { maxAttempts: 1 },
+};
+
+/** For a kind not listed above. */
+export const DEFAULT_MAX_ATTEMPTS = 25;
+
+export function maxAttemptsOf(kind: string): number {
+  return JOB_KIND_DEFAULTS[kind]?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+}
+
+/** The singleton key of an order's analysis: one unfinished analysis per order. */
+export const analysisJobKey = (orderId: string): string => `analyze:${orderId}`;
