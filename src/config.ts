@@ -4,6 +4,7 @@
  * table (`configurationMarkdown()`; src/config.test.ts keeps the README equal to it).
  * Flags win over environment variables; environment variables win over defaults.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export type Environment = 'development' | 'production' | 'test';
@@ -36,12 +37,28 @@ export interface Config {
   objectStorageForcePathStyle: boolean;
   maxUploadBytes: number;
   uploadTtlSeconds: number;
+  /** Per user: uploads announced or received that no order used yet and that have not expired. */
+  maxOutstandingUploads: number;
+  maxOutstandingUploadBytes: number;
+  /** Per user: uploads created (POST /v1/uploads and multipart orders) per window, across instances. */
+  uploadRateLimit: number;
+  uploadRateWindowSeconds: number;
   /** Background jobs run by `serve` at once (0: `serve` runs none; use `certdesk worker`). */
   workerConcurrency: number;
   /** Ceiling of the first wait after a transient job failure (doubles per attempt). */
   jobRetryBaseMs: number;
   /** Largest ceiling of any wait between job attempts. */
   jobRetryCapMs: number;
+  /** Header limits of the analysis: a file above any is refused (`Unsupported File`) before it is decoded. */
+  analysisMaxImagePixels: number;
+  analysisMaxLayerPixels: number;
+  analysisMaxTotalPixels: number;
+  analysisMaxLayers: number;
+  analysisMaxMetadataBytes: number;
+  /** Worker threads that decode images (previews, PSD layers, metadata), outside the HTTP thread's heap. */
+  analysisDecoderThreads: number;
+  /** V8 heap limit (MB) of each decoder thread; pixel buffers are bounded by the header limits instead. */
+  analysisDecoderHeapMb: number;
   /** The external AI detection service; null: `ai_detection` is not run. */
   aiDetectionUrl: string | null;
   aiDetectionKey: string | null;
@@ -142,6 +159,11 @@ function checkDetectionTransport(config: Pick<Config, 'env' | 'aiDetectionUrl'>)
   throw new ConfigError(
     `AI_DETECTION_URL must be https:// in ${config.env}${config.env === 'test' ? ' (http:// is allowed in test only to a loopback address)' : ''}: the images and the key would travel in clear text to ${url.host}`,
   );
+}
+
+/** Decoding is CPU-bound: half the cores (at least 1, at most 4) leaves the rest to the API. */
+function defaultDecoderThreads(): number {
+  return Math.max(1, Math.min(4, Math.floor(os.availableParallelism() / 2)));
 }
 
 const specs: SettingSpec[] = [
@@ -249,6 +271,10 @@ const specs: SettingSpec[] = [
   { key: 'objectStorageForcePathStyle', env: 'OBJECT_STORAGE_FORCE_PATH_STYLE', flag: 'object-storage-force-path-style', default: false, doc: 'Path-style S3 URLs (`https://host/bucket/key`), which most self-hosted S3-compatible servers need.', parse: boolean },
   { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: 'max-upload-bytes', default: 200 * 1024 * 1024, defaultNote: '200 MiB', doc: 'Largest asset `POST /v1/uploads` accepts (`size` above it is 422).', parse: integer(1, 5 * 1024 ** 4) },
   { key: 'uploadTtlSeconds', env: 'UPLOAD_TTL', flag: 'upload-ttl', default: 3600, doc: 'Seconds an upload (its presigned PUT URL, and the upload id for creating an order) stays valid; unused uploads are deleted after it.', parse: integer(60, 7 * 86400) },
+  { key: 'maxOutstandingUploads', env: 'MAX_OUTSTANDING_UPLOADS', flag: 'max-outstanding-uploads', default: 100, doc: 'Per user: uploads not yet used by an order and not expired; one more is 429 with `Retry-After` (until the first of them expires).', parse: integer(1, 1_000_000) },
+  { key: 'maxOutstandingUploadBytes', env: 'MAX_OUTSTANDING_UPLOAD_BYTES', flag: 'max-outstanding-upload-bytes', default: 2 * 1024 ** 3, defaultNote: '2 GiB', doc: 'Per user: bytes of the uploads not yet used by an order and not expired (announced sizes); an announcement that would pass it is 429 with `Retry-After`.', parse: integer(1, 1024 ** 5) },
+  { key: 'uploadRateLimit', env: 'UPLOAD_RATE_LIMIT', flag: 'upload-rate-limit', default: 300, doc: 'Per user: uploads created (`POST /v1/uploads` and multipart `POST /v1/orders`) per `UPLOAD_RATE_WINDOW`, counted across instances in Redis when `REDIS_URL` is set; past it 429 with `Retry-After`.', parse: integer(1, 1_000_000) },
+  { key: 'uploadRateWindowSeconds', env: 'UPLOAD_RATE_WINDOW', flag: 'upload-rate-window', default: 600, doc: 'Seconds of the `UPLOAD_RATE_LIMIT` window (fixed, starting at the first upload).', parse: integer(1, 86400) },
   { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
   {
     key: 'aiDetectionUrl',
@@ -261,6 +287,13 @@ const specs: SettingSpec[] = [
   },
   { key: 'jobRetryBaseMs', env: 'JOB_RETRY_BASE_MS', flag: 'job-retry-base-ms', default: 2000, doc: 'Backoff of a background job after a transient failure (detection service, storage, network, database): the n-th retry waits a random time up to this × 2^(n-1), capped by `JOB_RETRY_CAP_MS` (docs/operations.md, "Retries").', parse: integer(1, 86_400_000) },
   { key: 'jobRetryCapMs', env: 'JOB_RETRY_CAP_MS', flag: 'job-retry-cap-ms', default: 12 * 3_600_000, defaultNote: '12 hours', doc: 'Largest wait between two attempts of a background job; with the defaults an analysis is retried for about 2.6 days (25 attempts) before its order moves to `Failed`.', parse: integer(1, 7 * 86_400_000) },
+  { key: 'analysisMaxImagePixels', env: 'ANALYSIS_MAX_IMAGE_PIXELS', flag: 'analysis-max-image-pixels', default: 100_000_000, defaultNote: '100 MP', doc: 'Largest image (width × height, read from the header before any decoding) the analysis accepts; a larger one ends `Unsupported File`. Also sharp\'s `limitInputPixels`.', parse: integer(1, 10 ** 12) },
+  { key: 'analysisMaxLayerPixels', env: 'ANALYSIS_MAX_LAYER_PIXELS', flag: 'analysis-max-layer-pixels', default: 100_000_000, defaultNote: '100 MP', doc: 'Largest PSD layer (its bounds, from the layer records) the analysis accepts; a larger one ends `Unsupported File`.', parse: integer(1, 10 ** 12) },
+  { key: 'analysisMaxTotalPixels', env: 'ANALYSIS_MAX_TOTAL_PIXELS', flag: 'analysis-max-total-pixels', default: 1_000_000_000, defaultNote: '1 GP', doc: 'Largest sum of the pixels of a PSD\'s layers; above it the file ends `Unsupported File`. With the image limit it bounds ag-psd\'s `totalMemoryLimit` (4 bytes per pixel).', parse: integer(1, 10 ** 13) },
+  { key: 'analysisMaxLayers', env: 'ANALYSIS_MAX_LAYERS', flag: 'analysis-max-layers', default: 500, doc: 'Most layers (groups included) a PSD may have; more ends `Unsupported File` (each pixel layer becomes a stored PNG and a `layers_info` entry).', parse: integer(1, 100_000) },
+  { key: 'analysisMaxMetadataBytes', env: 'ANALYSIS_MAX_METADATA_BYTES', flag: 'analysis-max-metadata-bytes', default: 4 * 1024 * 1024, defaultNote: '4 MiB', doc: 'Largest EXIF, XMP or IPTC block (and PNG text in total) the analysis reads; a file with a larger one ends `Unsupported File` before any block is parsed.', parse: integer(1024, 1024 ** 3) },
+  { key: 'analysisDecoderThreads', env: 'ANALYSIS_DECODER_THREADS', flag: 'analysis-decoder-threads', default: (_get) => defaultDecoderThreads(), defaultDoc: 'half the CPUs, 1 to 4', doc: 'Worker threads of one process that decode images for the analysis (headers, metadata, previews, PSD layers); a file that crashes or exhausts one costs that thread, never the HTTP thread.', parse: integer(1, 64) },
+  { key: 'analysisDecoderHeapMb', env: 'ANALYSIS_DECODER_HEAP_MB', flag: 'analysis-decoder-heap-mb', default: 512, doc: 'V8 heap limit in MB of each decoder thread (`resourceLimits.maxOldGenerationSizeMb`); pixel buffers live outside it and are bounded by the `ANALYSIS_MAX_*` limits.', parse: integer(64, 16_384) },
   { key: 'aiDetectionKey', env: 'AI_DETECTION_KEY', flag: null, default: null, doc: 'Bearer key of the detection service (required with `AI_DETECTION_URL`). Never a flag, never logged.', parse: nonEmpty },
   { key: 'aiDetectionTimeoutMs', env: 'AI_DETECTION_TIMEOUT_MS', flag: 'ai-detection-timeout-ms', default: 10_000, doc: 'Deadline of one detection request; a request that runs out is retried with the analysis job.', parse: integer(100, 600_000) },
   { key: 'aiDetectionMaxBytes', env: 'AI_DETECTION_MAX_BYTES', flag: 'ai-detection-max-bytes', default: 20 * 1024 * 1024, defaultNote: '20 MiB', doc: 'Largest image sent to the detection service; larger assets (and PSD, TIFF) are sent as the JPEG preview.', parse: integer(1024, 1024 ** 3) },

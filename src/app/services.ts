@@ -25,7 +25,10 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { systemClock, type Clock } from '../domain/time/clock.js';
+import { DecoderPool } from '../domain/analysis/decoding/decoder-pool.js';
+import { imageLimitsFrom } from '../domain/analysis/decoding/image-limits.js';
 import { createOrdersContext, type OrdersContext } from '../domain/orders/index.js';
+import type { CertificateDeps } from '../domain/certificates/index.js';
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
 import { JobRuntime } from '../jobs/job-runtime.js';
@@ -35,13 +38,14 @@ import { isClusterWorker } from '../cluster/serve-cluster.js';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
 import { startOAuthServices, type OAuthServices, type OAuthTuning } from '../oauth/index.js';
 import { createBruteForceLimiters, openFailureStore, type BruteForceLimiters } from '../rate-limit/index.js';
+import { UploadLimits } from '../domain/intake/upload-limits.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { HmacUploadPresigner, openObjectStorage, S3ObjectStorage, type ObjectStorage, type UploadPresigner } from '../storage/object-storage/index.js';
 import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
 import { isDatabaseUnavailable } from '../storage/database-availability.js';
 import { SERVER_SECRET, serverSecret } from '../storage/server-secrets.js';
 import { logDatabaseOutages } from './database-outage-log.js';
-import { CERTIFICATE_ISSUER_PENDING_CERTS_MERGE, type CertificateIssuer } from '../domain/review/certificate-seam.js';
+import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -78,16 +82,19 @@ export interface Services {
   /** Verifies the HMAC upload URLs that `PUT /objects/...` receives (local storage). */
   readonly uploadSigner: HmacUploadPresigner;
   readonly limiters: BruteForceLimiters;
+  /** Per-user upload limits (outstanding uploads and bytes, creation rate), counted in the shared store. */
+  readonly uploadLimits: UploadLimits;
   readonly metrics: ServiceMetrics;
   readonly oauth: OAuthServices;
+  /** What issuing a certificate needs: the clock, the current signing key, the issuer and public URLs. */
+  readonly certificates: CertificateDeps;
   /** Background jobs of this process (started by `serve` and `certdesk worker`, not by other commands). */
   readonly jobs: JobRuntime;
+  /** Worker threads that decode images for the analysis jobs (threads start on first use). */
+  readonly decoder: DecoderPool;
   /** Wakes this process's worker: a request just queued a job. */
   jobQueued(): void;
-  /**
-   * The certificate issued inside a `Certify` decision's transaction (docs/review.md). SEAM: the
-   * placeholder until the certs branch's issueCertificate is merged and wired here.
-   */
+  /** The certificate issued with a `Certify` decision (docs/review.md). */
   readonly reviewCertificateIssuer: CertificateIssuer;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
@@ -112,17 +119,30 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   const storage = input.storage ?? openObjectStorage(config);
   const orders = await createOrdersContext(db, config);
   const uploadSigner = new HmacUploadPresigner(await serverSecret(db, SERVER_SECRET.presign), config.publicBaseUrl);
-  const limiters = input.limiters ?? createBruteForceLimiters({ store: openFailureStore(config), log });
+  // One rate-limit store (Redis when REDIS_URL is set) for the brute-force guards and the upload rate; a
+  // caller that brings its own guards gets a store of its own for uploads.
+  const sharedStore = input.limiters ? null : openFailureStore(config);
+  const limiters = input.limiters ?? createBruteForceLimiters({ store: sharedStore!, log });
+  const uploadRateStore = sharedStore ?? openFailureStore(config);
+  const uploadLimits = new UploadLimits(db, clock, config, uploadRateStore, (err) => log.warn({ err }, 'upload rate limit store unavailable; not limiting'));
   const ownMetrics = input.metrics ?? createServiceMetrics();
   ownMetrics.observeDatabase(database);
   ownMetrics.observeJobQueue(() => countJobs(db));
   // In a `serve --workers N` worker, /metrics shows the whole cluster (summed by the primary).
   const metrics: ServiceMetrics = isClusterWorker() ? { ...ownMetrics, render: clusterMetricsRenderer(ownMetrics.registry) } : ownMetrics;
   const oauth = await startOAuthServices({ db, config, log, limiter: limiters.tokenEndpoint, tuning: input.oauth });
+  // Threads start on first use: a process that runs no analysis (CLI commands) never starts one.
+  const decoder = new DecoderPool({
+    limits: imageLimitsFrom(config),
+    threads: config.analysisDecoderThreads,
+    heapMb: config.analysisDecoderHeapMb,
+    onThreadCrash: (err, blamed) => log.error({ err, blamed }, blamed === 'file' ? 'a file crashed its decoder thread' : 'decoder threads are failing'),
+  });
   const jobs = new JobRuntime({
     db,
     clock,
     storage,
+    decoder,
     detection: detectionServiceFrom(config),
     concurrency: Math.max(1, config.workerConcurrency),
     retry: { baseMs: config.jobRetryBaseMs, capMs: Math.max(config.jobRetryBaseMs, config.jobRetryCapMs) },
@@ -134,6 +154,12 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     worker: input.jobs,
   });
   const stopOutageLog = logDatabaseOutages(database, log);
+  const certificates: CertificateDeps = {
+    clock,
+    signingKey: () => oauth.keys.current().signing,
+    issuerUrl: config.issuerUrl,
+    publicBaseUrl: config.publicBaseUrl,
+  };
   let closed: Promise<void> | null = null;
   return {
     config,
@@ -146,19 +172,24 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     uploadPresigner: storage instanceof S3ObjectStorage ? storage : uploadSigner,
     uploadSigner,
     limiters,
+    uploadLimits,
     metrics,
     oauth,
+    certificates,
     jobs,
+    decoder,
     jobQueued: () => jobs.nudge(),
-    reviewCertificateIssuer: CERTIFICATE_ISSUER_PENDING_CERTS_MERGE,
+    reviewCertificateIssuer: reviewCertificateIssuer(db, storage, certificates),
     close: () =>
       (closed ??= (async () => {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
+        await decoder.close();
         stopOutageLog();
         await oauth.stop();
         // Limiters a caller brought are the caller's to close.
         if (!input.limiters) await limiters.close();
+        else await uploadRateStore.close();
       })()),
   };
 }

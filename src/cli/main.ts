@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, settings } from '../config.js';
 import { registerKeys } from './commands/keys.js';
+import { registerCertificates } from './commands/certificates.js';
 import { registerImport } from './commands/import.js';
 import { registerDemoData } from './commands/demo-data.js';
 import { registerOrganization } from './commands/organization.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerSeed(program);
   registerKeys(program);
+  registerCertificates(program);
   registerStats(program);
   registerJobs(program);
   registerOrders(program);

@@ -4,6 +4,7 @@
  * derived from them. Names ($id) are the interface's component names.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { certificateComponentSchemas } from './certificate-schemas.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -296,6 +297,7 @@ export const componentSchemas: TSchema[] = [
   ValidationError,
   HTTPValidationError,
   ErrorDetail,
+  ...certificateComponentSchemas,
 ];
 
 export type OrderAnalysisLineT = Static<typeof OrderAnalysisLine>;

@@ -22,6 +22,8 @@ export interface JobRuntimeDeps {
   onError?: (err: unknown) => void;
   /** Checks of the analysis pipeline (default: every check that exists). */
   checks?: AnalysisDeps['checks'];
+  /** Image decoding of the analysis (the process's DecoderPool; absent: in the job's own thread). */
+  decoder?: AnalysisDeps['decoder'];
   /** The external AI detection service (null or absent: `ai_detection` is not run). */
   detection?: DetectionService | null;
   /** The backoff of transient failures (configuration: JOB_RETRY_BASE_MS, JOB_RETRY_CAP_MS). */
@@ -35,7 +37,7 @@ const CLEANUP_EVERY_MS = 10 * 60_000;
 
 export function jobHandlers(deps: JobRuntimeDeps): Record<string, JobHandler> {
   return {
-    [ANALYZE_ORDER_JOB]: analyzeOrderJob({ db: deps.db, clock: deps.clock, storage: deps.storage, checks: deps.checks ?? analysisChecks({ db: deps.db, detection: deps.detection ?? null }) }),
+    [ANALYZE_ORDER_JOB]: analyzeOrderJob({ db: deps.db, clock: deps.clock, storage: deps.storage, decoder: deps.decoder, checks: deps.checks ?? analysisChecks({ db: deps.db, detection: deps.detection ?? null }) }),
     [CLEANUP_JOB]: cleanupJob(deps),
   };
 }

@@ -3,6 +3,7 @@
  * retired public keys) and the RFC 8414 authorization server metadata.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { publicReadPreflight, setPublicReadCors } from '../http/public-read-cors.js';
 import { ALL_SCOPES } from '../contract/schemas.js';
 import type { OAuthServices } from './services.js';
 import { CLIENT_AUTH_METHODS } from './token/client-authentication.js';
@@ -29,8 +30,11 @@ export const discoveryRoutes: FastifyPluginAsync<{ services: OAuthServices }> = 
   app.get(JWKS_PATH, async (_request, reply) => {
     // Short: verifiers elsewhere see a rotation within a minute (and should refetch on an unknown kid).
     reply.header('Cache-Control', 'public, max-age=60');
+    // Other sites verify certificates in the browser against it (DECISIONS 9).
+    setPublicReadCors(reply);
     return services.keys.current().jwks;
   });
+  publicReadPreflight(app, JWKS_PATH);
   app.get(METADATA_PATH, async (_request, reply) => {
     reply.header('Cache-Control', 'public, max-age=3600');
     return metadata;

@@ -1,4 +1,5 @@
 /** What the web routes are given: taken from the process's services (src/app/services.ts) by the web plugin. */
+import type { UploadLimits } from '../domain/intake/upload-limits.js';
 import type { Config } from '../config.js';
 import type { OrdersContext } from '../domain/orders/index.js';
 import type { Db } from '../storage/database.js';
@@ -17,6 +18,8 @@ export interface WebDeps {
   /** Uploads and orders from the web (routes/upload-routes.ts): the same storage, signer and clock as the API. */
   storage: ObjectStorage;
   uploadPresigner: UploadPresigner;
+  /** Per-user upload limits (the API's, shared). */
+  uploadLimits?: UploadLimits;
   clock: Clock;
   /** Wakes this process's worker after an order's analysis was queued. */
   onJobQueued: () => void;

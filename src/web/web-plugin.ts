@@ -13,6 +13,7 @@ import { projectRoutes } from './routes/project-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
 import { uploadRoutes } from './routes/upload-routes.js';
+import { verifyRoutes } from './routes/verify-routes.js';
 import { contentSecurityPolicy, originOf, setSecurityHeaders } from './security-headers.js';
 import { readSession } from './session/web-session.js';
 import { staticAssetRoutes } from './static-assets.js';
@@ -47,6 +48,7 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
     clientAccess: oauth.clients,
     storage: app.services.storage,
     uploadPresigner: app.services.uploadPresigner,
+    uploadLimits: app.services.uploadLimits,
     clock: app.services.clock,
     onJobQueued: () => app.services.jobQueued(),
   };
@@ -101,4 +103,5 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(credentialRoutes(deps));
   await app.register(projectRoutes(deps));
   await app.register(reviewRoutes({ ...deps, issueCertificate: app.services.reviewCertificateIssuer }));
+  await app.register(verifyRoutes(deps));
 };

@@ -76,6 +76,19 @@ export function assertAnswerShape(openapi: OpenApiValidator, req: AnsweredReques
     assert.equal(text, '', 'HEAD answers carry no body');
     return 'ok';
   }
+  // The CORS preflight of a public read route (the JWKS, public certificates): 204, no body, any origin.
+  if (req.method === 'OPTIONS' && status === 204) {
+    assert.equal(text, '', 'a preflight answer carries no body');
+    assert.equal(headers['access-control-allow-origin'], '*', 'a preflight answer allows any origin');
+    assert.match(String(headers['access-control-allow-methods'] ?? ''), /\bGET\b/, 'a preflight answer allows GET');
+    return 'ok';
+  }
+  // A conditional GET whose entity tag still holds (public certificates): 304, no body.
+  if (req.method === 'GET' && status === 304) {
+    assert.equal(text, '', '304 carries no body');
+    assert.ok(headers.etag, '304 names its ETag');
+    return 'ok';
+  }
   assert.match(String(headers['content-type'] ?? ''), /^application\/json\b/, 'content type is JSON');
   let body: unknown;
   try {

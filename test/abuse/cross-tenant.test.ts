@@ -106,7 +106,8 @@ describeOnEachDatabase('cross-tenant isolation over every read route', (getDb) =
     let answers = 0;
     for (const caller of callers) {
       const others = world.tenants.filter((x) => x !== caller.tenant);
-      const own = [ALL, PERSONAL, caller.tenant.id, ...caller.tenant.projects.map((p) => p.id)];
+      // Order ids too, so the routes of one order (the order, its history) start from a 200 and are probed.
+      const own = [ALL, PERSONAL, caller.tenant.id, ...caller.tenant.projects.map((p) => p.id), ...caller.tenant.orderIds];
       const found: ReadRequest[] = [];
       for (const operation of reads) {
         const slots = operation.parameters.filter(isStringParameter);

@@ -178,7 +178,7 @@ describe(`certdesk jobs and orders reanalyse (end to end, ${process.env.TEST_DAT
         ['In Progress', 'Failed', 'system', 'analysis'],
         ['Failed', 'In Progress', 'system', 'operator'],
       ]);
-      assert.match(events.at(-1)!.reason!, /^re-analysis after a transient failure of \w+: Error: detection service refused the connection/);
+      assert.match(events.at(-1)!.note!, /^re-analysis after a transient failure of \w+: Error: detection service refused the connection/);
     });
     const jobs = JSON.parse((await certdesk(['jobs', 'list', '--json'])).stdout) as Array<{ id: number; kind: string; state: string; payload: { order_id?: string } }>;
     assert.deepEqual(jobs.filter((j) => j.payload.order_id === transientOrder).map((j) => [j.id, j.state]), [[failed[0]!.id, 'failed'], [result.job_id, 'queued']]);

@@ -27,8 +27,9 @@ export interface Api {
 }
 
 /** Test configuration; `dir` holds the data directory and the local object storage. */
-export function apiTestConfig(dir: string) {
+export function apiTestConfig(dir: string, env: Record<string, string> = {}) {
   return loadConfig({
+    ...env,
     CERTDESK_ENV: 'test',
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: 'https://api.certdesk.test',
@@ -61,12 +62,14 @@ export async function startApi(
   source: DatabaseHandle | DatabaseTarget,
   beforeReady?: (app: FastifyInstance) => void,
   extraDeps: Partial<Omit<ServiceInput, 'config' | 'database'>> = {},
+  /** Extra settings, as environment variables (e.g. `{ MAX_OUTSTANDING_UPLOADS: '3' }`). */
+  env: Record<string, string> = {},
 ): Promise<Api & { dir: string }> {
   const ownsDatabase = 'open' in source;
   const database = ownsDatabase ? await source.open() : source;
   const { dir, storage, remove } = temporaryObjectStorage();
   await loadStandardFixture(database, storage);
-  const app = await buildTestApp({ config: apiTestConfig(dir), database, ...extraDeps });
+  const app = await buildTestApp({ config: apiTestConfig(dir, env), database, ...extraDeps });
   beforeReady?.(app);
   await app.ready();
   const tokens = {} as Record<FixtureUserName, string>;

@@ -141,7 +141,7 @@ for (const target of databaseTargets()) {
       ]);
       assert.deepEqual(o.analysis_failed_items!.map((i) => [i.type, i.name, i.ai_likelihood]), [['metadata', 'xmp Iptc4xmpExt.DigitalSourceType: trainedAlgorithmicMedia', 1]]);
       const events = await listOrderEvents(api.database.db, id);
-      assert.deepEqual(events.map((e) => [e.from_state, e.to_state]), [[null, 'In Progress'], ['In Progress', 'Action Required']]);
+      assert.deepEqual(events.map((e) => [e.type, e.from_state, e.to_state]), [['created', null, 'In Progress'], ['analysis_completed', null, null], ['state_changed', 'In Progress', 'Action Required']]);
     });
 
     it("detection regions become annotations; the project's thresholds decide items and verdict", async () => {
@@ -203,7 +203,7 @@ for (const target of databaseTargets()) {
       assert.deepEqual(o.analysis_list, [...passed('file_type', 'metadata', 'layer_check'), { analysis_type: 'ai_detection', analysis_passed: false }]);
       const last = (await listOrderEvents(api.database.db, id)).at(-1)!;
       assert.equal(last.to_state, 'Failed');
-      assert.match(last.reason ?? '', /^ai_detection failed: .*not JSON/);
+      assert.match(last.note ?? '', /^ai_detection failed: .*not JSON/);
     });
 
     it('a truncated PNG passes file_type, then fails layer_check on every attempt and ends Failed', async () => {
@@ -214,7 +214,7 @@ for (const target of databaseTargets()) {
       assert.deepEqual(o.analysis_list, [...passed('file_type', 'metadata'), { analysis_type: 'layer_check', analysis_passed: false }]);
       assert.equal(o.asset_preview_url, null);
       const last = (await listOrderEvents(api.database.db, id)).at(-1)!;
-      assert.match(last.reason ?? '', /^layer_check failed: .*(libpng|read error|truncated)/i);
+      assert.match(last.note ?? '', /^layer_check failed: .*(libpng|read error|truncated)/i);
     });
 
     it('a final-failure hook that throws commits nothing: the order is not left In Progress without a job, it fails once the lease runs out', async () => {
@@ -252,7 +252,7 @@ for (const target of databaseTargets()) {
       assert.equal(o.order_state, 'Failed');
       const events = await listOrderEvents(api.database.db, id);
       assert.deepEqual(events.map((e) => e.to_state), ['In Progress', 'Failed'], 'one move to Failed');
-      assert.match(events[1]!.reason!, /^ai_detection failed: Error: attempts exhausted \(.*answered 500/);
+      assert.match(events[1]!.note!, /^ai_detection failed: Error: attempts exhausted \(.*answered 500/);
       const [job] = await findJobs(api.database.db, { singletonKey: analysisJobKey(id) });
       assert.deepEqual([job!.state, job!.failure_kind], ['failed', 'transient']);
       assert.equal((await findAnalysisFailure(api.database.db, id))?.failure_kind, 'transient');

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { OrderT } from '../../src/contract/schemas.js';
 import { ManualClock } from '../../src/domain/time/clock.js';
+import { CLEANUP_JOB } from '../../src/domain/intake/cleanup.js';
+import { enqueueJob } from '../../src/jobs/job-queue.js';
 import { jobHandlers } from '../../src/jobs/job-runtime.js';
 import { Worker } from '../../src/jobs/worker.js';
 import type { S3ObjectStorage } from '../../src/storage/object-storage/index.js';
@@ -72,6 +74,31 @@ for (const target of databaseTargets()) {
         assert.deepEqual(analyzed.analysis_list, checks.map((analysis_type) => ({ analysis_type, analysis_passed: passed })));
         if (passed) assert.ok(await storage.exists(`orgs/${ACME.id}/orders/${order.order_id}/preview.jpg`), 'preview stored in S3');
       }
+    });
+
+    it('the cleanup job deletes expired unused uploads from the bucket, bytes then rows, and leaves used ones', async () => {
+      const put = async (ticket: { upload_url: string; upload_headers: Record<string, string> }, bytes: Buffer) =>
+        assert.equal((await fetch(ticket.upload_url, { method: 'PUT', headers: ticket.upload_headers, body: new Uint8Array(bytes) })).status, 200);
+      const bytes = pngBytes();
+      const stale = [await announce(bytes, 'image/png'), await announce(bytes, 'image/png')];
+      for (const t of stale) await put(t, bytes);
+      const neverPut = await announce(bytes, 'image/png');
+      const used = await announce(bytes, 'image/png');
+      await put(used, bytes);
+      const order = await api.app.inject({ method: 'POST', url: '/v1/orders', headers: asAdmin(), payload: { upload_id: used.upload_id, project_id: null, order_title: 'kept' } });
+      assert.equal(order.statusCode, 201, order.body);
+      while ((await worker.runDue()) > 0); // the order's analysis
+      const key = (id: string) => `orgs/${ACME.id}/uploads/${id}`;
+      clock.advance(3 * 3_600_000); // expired two hours ago: past the cleanup's one-hour grace
+      await enqueueJob(api.database.db, CLEANUP_JOB, {}, { singletonKey: CLEANUP_JOB, maxAttempts: 1 });
+      assert.equal(await worker.runDue(), 1);
+      for (const t of [...stale, neverPut]) {
+        assert.equal(await storage.exists(key(t.upload_id)), false);
+        assert.equal(await api.database.db.selectFrom('uploads').select('upload_id').where('upload_id', '=', t.upload_id).executeTakeFirst(), undefined);
+      }
+      assert.equal(await storage.exists(key(used.upload_id)), true, 'an order\'s asset stays');
+      const failed = await api.database.db.selectFrom('jobs').select('state').where('kind', '=', CLEANUP_JOB).where('state', '=', 'failed').executeTakeFirst();
+      assert.equal(failed, undefined);
     });
 
     it('refuses an upload whose bytes in the bucket are missing or not the announced size', async () => {

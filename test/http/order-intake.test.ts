@@ -119,7 +119,11 @@ for (const target of databaseTargets()) {
       assert.equal(preview.headers['content-type'], 'image/jpeg');
       assert.deepEqual(await sharp(preview.rawPayload).metadata().then((m) => [m.format, m.width, m.height]), ['jpeg', 8, 6]);
       const events = await listOrderEvents(api.database.db, order.order_id);
-      assert.deepEqual(events.map((e) => [e.from_state, e.to_state, e.actor_kind, e.actor_label]), [[null, 'In Progress', 'user', `${USERS.loner.email} (client ${events[0]!.actor_label!.split('client ')[1]!.slice(0, -1)})`]]);
+      assert.deepEqual(events.map((e) => [e.type, e.from_state, e.to_state, e.actor_kind, e.actor, e.actor_client_id]), [
+        ['created', null, 'In Progress', 'user', USERS.loner.email, events[0]!.actor_client_id],
+        ['analysis_completed', null, null, 'system', 'certdesk:analysis', null],
+      ]);
+      assert.match(events[0]!.actor_client_id ?? '', /./, 'the API client the user acted through is kept');
     });
 
     for (const [name, bytes, type] of [
@@ -185,7 +189,7 @@ for (const target of databaseTargets()) {
       assert.equal(failed.asset_preview_url, null);
       const events = await listOrderEvents(api.database.db, order.order_id);
       assert.deepEqual(events.map((e) => e.to_state), ['In Progress', 'Failed']);
-      assert.match(events[1]!.reason!, /^layer_check failed: /);
+      assert.match(events[1]!.note!, /^layer_check failed: /);
     });
 
     it('role rules: viewer 403 in the project, anyone for a personal order, invisible project 404, admin anywhere', async () => {
@@ -320,6 +324,55 @@ for (const target of databaseTargets()) {
       assert.equal((await create('loner', { upload_id: ticket.upload_id, project_id: null, order_title: 'ok' })).statusCode, 201);
     });
 
+    it('the presigned PUT holds the Content-Type: another type is 403 and stores nothing; a refused replay changes nothing', async () => {
+      const bytes = pngBytes();
+      const ticket = (await announce(writeTokens.loner, { file_name: 'a.png', content_type: 'image/png', size: bytes.length })).json() as { upload_url: string; upload_id: string; upload_headers: Record<string, string> };
+      assert.deepEqual(ticket.upload_headers, { 'Content-Type': 'image/png' });
+      const url = ticket.upload_url.replace('https://api.certdesk.test', '');
+      const key = `orgs/${ACME.id}/uploads/${ticket.upload_id}`;
+      const storage = new LocalDirectoryStorage(api.dir);
+      const put = (type: string | undefined, payload: Buffer) => api.app.inject({ method: 'PUT', url, headers: type === undefined ? {} : { 'content-type': type }, payload });
+      for (const type of ['text/html', 'image/svg+xml', 'image/png; charset=utf-8', undefined]) {
+        const refused = await put(type, bytes);
+        assert.equal(refused.statusCode, 403, String(type));
+        assert.deepEqual(Object.keys(refused.json() as object), ['detail']);
+        assert.equal(await storage.head(key), null, 'nothing stored');
+      }
+      assert.equal((await put('image/png', bytes)).statusCode, 200);
+      // A replay, refused (412) or refused for its type (403), never touches the stored bytes or type.
+      assert.equal((await put('image/png', Buffer.alloc(bytes.length, 0x3c))).statusCode, 412);
+      assert.equal((await put('text/html', bytes)).statusCode, 403);
+      assert.deepEqual(await storage.head(key), { size: bytes.length, contentType: 'image/png' });
+      const stored = await storage.get(key);
+      const chunks: Buffer[] = [];
+      for await (const c of stored!.body) chunks.push(c as Buffer);
+      assert.deepEqual(Buffer.concat(chunks), bytes);
+    });
+
+    it('/objects serves only raster images inline; HTML, SVG and the rest as attachments, always sandboxed', async () => {
+      const html = Buffer.from('<html><script>alert(document.cookie)</script></html>');
+      const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>');
+      const png = pngBytes();
+      for (const [bytes, type, inline] of [
+        [html, 'text/html', false],
+        [svg, 'image/svg+xml', false],
+        [Buffer.from('%PDF-1.4'), 'application/pdf', false],
+        [png, 'image/png', true],
+        [await jpegBytes(), 'image/jpeg', true],
+        [await webpBytes(), 'image/webp', true],
+      ] as const) {
+        const uploadId = await upload('loner', bytes, 'x', type);
+        const url = api.app.services.objectUrls.presign(`orgs/${ACME.id}/uploads/${uploadId}`).replace('https://api.certdesk.test', '');
+        const res = await api.app.inject({ url });
+        assert.equal(res.statusCode, 200, type);
+        assert.deepEqual(res.rawPayload, bytes);
+        assert.equal(res.headers['content-type'], inline ? type : 'application/octet-stream', type);
+        assert.equal(res.headers['content-disposition'], inline ? undefined : 'attachment', type);
+        assert.equal(res.headers['x-content-type-options'], 'nosniff');
+        assert.equal(res.headers['content-security-policy'], "default-src 'none'; sandbox");
+      }
+    });
+
     it('GET /v1/orders/{id} follows visibility: 404 outside the caller\'s view', async () => {
       const uploadId = await upload('editor', pngBytes());
       const order = (await create('editor', { upload_id: uploadId, project_id: ACME.projects.zeta.id, order_title: 'vis' })).json() as OrderT;
@@ -347,7 +400,9 @@ for (const target of databaseTargets()) {
       assert.equal((await respond('editor', { message: 'again' })).statusCode, 409);
       const events = await listOrderEvents(api.database.db, order.order_id);
       assert.deepEqual(events.map((e) => e.to_state), ['In Progress', 'Action Required', 'In Progress']);
-      assert.match(events[2]!.reason!, /work in progress/);
+      assert.equal(events[2]!.type, 'responded');
+      assert.equal(events[2]!.note, 'Here is my work in progress');
+      assert.deepEqual(events[2]!.changes, { upload_ids: { before: [], after: [evidence] } });
     });
 
     it('Idempotency-Key: a retry replays the first response, another body is 422, a running one 409, per client', async () => {

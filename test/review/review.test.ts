@@ -30,7 +30,7 @@ describeOnEachDatabase('human review', (getDb) => {
 
   const eventsOf = async (orderId: string) => listOrderEvents(getDb().db, orderId);
   const reviewEventTypes = async (orderId: string) =>
-    (await eventsOf(orderId)).filter((e) => e.from_state === e.to_state).map((e) => (JSON.parse(e.reason ?? '{}') as { type: string }).type);
+    (await eventsOf(orderId)).filter((e) => e.type === 'claimed' || e.type === 'annotation_changed').map((e) => e.type);
 
   it('only reviewers see the Review entry and the review routes; everyone else gets 404', async () => {
     const customer = await get(w, 'customer', '/orders');
@@ -150,15 +150,36 @@ describeOnEachDatabase('human review', (getDb) => {
       assert.equal(order.order_state, c.state);
       assert.equal(order.reviewed_by, c.reviewed ? PEOPLE.rita.email : null);
       assert.equal(order.review_timestamp, c.reviewed ? w.clock.now().toISOString() : null);
-      const move = (await eventsOf(c.order)).at(-1)!;
-      assert.deepEqual([move.from_state, move.to_state, move.actor_label, move.reason], ['In Progress', c.state, PEOPLE.rita.email, `note for ${c.order}`]);
+      const move = (await eventsOf(c.order)).filter((e) => e.type === 'state_changed').at(-1)!;
+      assert.deepEqual([move.type, move.from_state, move.to_state, move.actor, move.note], ['state_changed', 'In Progress', c.state, PEOPLE.rita.email, `note for ${c.order}`]);
+      if (c.reviewed) assert.deepEqual(move.changes?.reviewed_by, { before: null, after: PEOPLE.rita.email });
       assert.equal(await getDb().db.selectFrom('review_claims').select('order_id').where('order_id', '=', c.order).executeTakeFirst(), undefined);
+      // Certify issues the certificate in the same transaction; the other decisions issue none.
+      const certificate = await w.app.inject({ method: 'GET', url: `/v1/orders/${c.order}/certificate`, headers: { authorization: `Bearer ${w.customerToken}` } });
+      assert.equal(certificate.statusCode, c.decision === 'certify' ? 200 : 404, certificate.body);
+      if (c.decision === 'certify') {
+        const issued = certificate.json() as { status: string; certificate_id: string };
+        assert.equal(issued.status, 'valid');
+        const last = (await eventsOf(c.order)).at(-1)!;
+        assert.deepEqual([last.type, last.actor, last.changes], ['certificate_issued', PEOPLE.rita.email, { certificate_id: { before: null, after: issued.certificate_id } }]);
+      }
       assert.ok(!queueOrderIds((await get(w, 'rex', '/review')).body).includes(c.order));
       // Double submit: the same form again is 409 and changes nothing.
       const again = await decide(w, 'rita', c.order, c.decision, 'again', claimId!);
       assert.equal(again.statusCode, 409);
-      assert.equal((await eventsOf(c.order)).filter((e) => e.from_state !== e.to_state).length, 1);
+      assert.equal((await eventsOf(c.order)).filter((e) => e.type === 'state_changed').length, 1);
     }
+  });
+
+  it('Certify on an order whose asset bytes are missing is 409 with nothing applied', async () => {
+    await getDb().db.updateTable('orders').set({ asset_key: null }).where('order_id', '=', 'q3').execute();
+    const { claimId } = await openOrder(w, 'rita', 'q3');
+    const res = await decide(w, 'rita', 'q3', 'certify', 'looks human', claimId!);
+    assert.equal(res.statusCode, 409, res.body);
+    assert.equal((await apiOrder(w, 'q3')).order_state, 'In Progress');
+    assert.equal((await apiOrder(w, 'q3')).reviewed_by, null);
+    // The claim is kept: the reviewer can still record findings instead.
+    assert.equal((await decide(w, 'rita', 'q3', 'record_findings', 'no original file to certify', claimId!)).statusCode, 200);
   });
 
   it('a decision needs a note, a known decision and the CSRF token', async () => {
@@ -217,6 +238,20 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.ok(!review.page.body.includes(SCRIPT));
     assert.ok(review.page.body.includes('Here it is &lt;script&gt;'));
     assert.match(review.page.body, /data-evidence-kind="request"[\s\S]*data-evidence-kind="response"/);
+    // The API's history shows the claim, the request with its note, and the response, reviewers by e-mail.
+    const history = await w.app.inject({ method: 'GET', url: '/v1/orders/q10/history', headers: { authorization: `Bearer ${w.customerToken}` } });
+    assert.equal(history.statusCode, 200, history.body);
+    const events = (history.json() as { events: Array<{ type: string; actor: string; note: string | null; to_state: string | null }> }).events;
+    assert.deepEqual(
+      events.map((e) => [e.type, e.actor, e.to_state]),
+      [
+        ['claimed', PEOPLE.rex.email, null],
+        ['state_changed', PEOPLE.rex.email, 'Action Required'],
+        ['responded', PEOPLE.customer.email, 'In Progress'],
+        ['claimed', PEOPLE.rita.email, null],
+      ],
+    );
+    assert.equal(events[1]!.note, `Send the layered file ${SCRIPT}`);
     await postForm(w, 'rita', '/review/orders/q10/claim/release', { claim_id: review.claimId! });
   });
 
@@ -234,11 +269,14 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.equal(order.remediation, 1);
     assert.equal(order.confidence, 0.75);
     assert.deepEqual(order.annotations, [{ ...annotation }]);
-    const changed = (await eventsOf('q11')).filter((e) => e.from_state === e.to_state).at(-1)!;
-    const recorded = JSON.parse(changed.reason!) as { type: string; changes: Record<string, { before: unknown; after: unknown }> };
-    assert.equal(recorded.type, 'annotation_changed');
-    assert.deepEqual(recorded.changes.remediation, { before: 0, after: 1 });
-    assert.deepEqual(recorded.changes.annotations, { before: [], after: [annotation] });
+    const changed = (await eventsOf('q11')).filter((e) => e.type === 'annotation_changed');
+    assert.equal(changed.length, 1);
+    assert.equal(changed[0]!.actor, PEOPLE.rita.email);
+    assert.deepEqual(changed[0]!.changes?.remediation, { before: 0, after: 1 });
+    assert.deepEqual(changed[0]!.changes?.annotations, { before: [], after: [annotation] });
+    // Saving the same values again records nothing.
+    assert.equal((await sendJson(w, 'rita', 'PUT', '/review/orders/q11/edits', { claim_id: claimId, remediation: 1, confidence: 0.75 })).statusCode, 200);
+    assert.equal((await eventsOf('q11')).filter((e) => e.type === 'annotation_changed').length, 1);
     // Fields left out stay as they are.
     assert.equal((await sendJson(w, 'rita', 'PUT', '/review/orders/q11/edits', { claim_id: claimId, confidence: 0.5 })).statusCode, 200);
     assert.equal((await apiOrder(w, 'q11')).remediation, 1);
@@ -276,7 +314,7 @@ describeOnEachDatabase('human review', (getDb) => {
     const statuses = (await Promise.all(attempts)).map((r) => r.statusCode);
     assert.equal(statuses.filter((s) => s === 200).length, 1, statuses.join(','));
     assert.equal(statuses.filter((s) => s === 409).length, 4, statuses.join(','));
-    const moves = (await eventsOf('q11')).filter((e) => e.from_state !== e.to_state && e.from_state !== null);
+    const moves = (await eventsOf('q11')).filter((e) => e.type === 'state_changed');
     assert.equal(moves.length, 1);
     assert.equal((await apiOrder(w, 'q11')).order_state, moves[0]!.to_state);
   });
@@ -297,7 +335,7 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.equal(response!.statusCode, 201, response!.body);
     assert.deepEqual(stale.map((r) => r.statusCode), [409, 409]);
     assert.equal((await apiOrder(w, 'q9')).order_state, 'In Progress');
-    const moves = (await eventsOf('q9')).filter((e) => e.from_state !== e.to_state && e.from_state !== null).map((e) => `${e.from_state} -> ${e.to_state}`);
-    assert.deepEqual(moves, ['In Progress -> Action Required', 'Action Required -> In Progress']);
+    const moves = (await eventsOf('q9')).filter((e) => e.from_state !== null).map((e) => `${e.type}: ${e.from_state} -> ${e.to_state}`);
+    assert.deepEqual(moves, ['state_changed: In Progress -> Action Required', 'responded: Action Required -> In Progress']);
   });
 });

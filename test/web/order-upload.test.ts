@@ -221,10 +221,11 @@ describe('web write flow in Chromium', () => {
     const events = await listOrderEvents(services.database.db, created['dragon.png']!);
     const last = events.at(-1)!;
     assert.deepEqual([last.from_state, last.to_state], ['Action Required', 'In Progress']);
-    const reason = JSON.parse(last.reason!) as { response: string; upload_ids: string[] };
-    assert.equal(reason.response, 'Painted by hand in Krita; the layered file is attached.');
-    assert.equal(reason.upload_ids.length, 1);
-    assert.equal((await services.storage.head(`orgs/${ACME.id.toLowerCase()}/uploads/${reason.upload_ids[0]}`))?.size, evidence.length);
+    assert.equal(last.type, 'responded');
+    assert.equal(last.note, 'Painted by hand in Krita; the layered file is attached.');
+    const uploadIds = last.changes?.upload_ids?.after as string[];
+    assert.equal(uploadIds.length, 1);
+    assert.equal((await services.storage.head(`orgs/${ACME.id.toLowerCase()}/uploads/${uploadIds[0]}`))?.size, evidence.length);
     await shoot(editor, 'order-responded');
 
     // The clean one: analysed, it waits for a reviewer; its page says so and does not poll.

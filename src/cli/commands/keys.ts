@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Config } from '../../config.js';
-import { listSigningKeys, type SigningKeyRow } from '../../oauth/keys/signing-key.repository.js';
+import { listCertificateSigningKids, listSigningKeys, type SigningKeyRow } from '../../oauth/keys/signing-key.repository.js';
 import { RETIREMENT_SKEW_SECONDS, rotateSigningKey } from '../../oauth/keys/signing-keys.js';
 import { configFrom, output, withDatabase } from '../context.js';
 
@@ -18,15 +18,27 @@ export interface KeyListing {
   encrypted: boolean;
   created_at: string;
   retired_at: string | null;
-  /** Until when a retired key stays in the JWKS (its last tokens' expiry plus skew). */
+  /** Until when a retired key stays in the JWKS (its last tokens' expiry plus skew); null: for good. */
   published_until: string | null;
+  /** Whether the key signed a certificate: then it stays published for good (DECISIONS 9). */
+  signed_certificates: boolean;
 }
 
-/** Describes keys newest first; the newest active key is the one that signs. */
-export function describeKeys(rows: SigningKeyRow[], config: Pick<Config, 'accessTokenTtlSeconds'>, now = new Date()): KeyListing[] {
+/**
+ * Describes keys newest first; the newest active key is the one that signs. A retired key that signed a
+ * certificate (`certificateKids`) stays `published` with no end.
+ */
+export function describeKeys(
+  rows: SigningKeyRow[],
+  config: Pick<Config, 'accessTokenTtlSeconds'>,
+  now = new Date(),
+  certificateKids: ReadonlySet<string> = new Set(),
+): KeyListing[] {
   const signingKid = rows.find((r) => r.retiredAt === null)?.kid;
   return rows.map((r) => {
-    const until = r.retiredAt ? new Date(r.retiredAt.getTime() + (config.accessTokenTtlSeconds + RETIREMENT_SKEW_SECONDS) * 1000) : null;
+    const signedCertificates = certificateKids.has(r.kid);
+    const until =
+      r.retiredAt && !signedCertificates ? new Date(r.retiredAt.getTime() + (config.accessTokenTtlSeconds + RETIREMENT_SKEW_SECONDS) * 1000) : null;
     const state: KeyState = r.kid === signingKid ? 'signing' : until && until <= now ? 'expired' : 'published';
     return {
       kid: r.kid,
@@ -36,6 +48,7 @@ export function describeKeys(rows: SigningKeyRow[], config: Pick<Config, 'access
       created_at: r.createdAt.toISOString(),
       retired_at: r.retiredAt?.toISOString() ?? null,
       published_until: until?.toISOString() ?? null,
+      signed_certificates: signedCertificates,
     };
   });
 }
@@ -47,11 +60,15 @@ function warnIfUnencrypted(config: Config): void {
 }
 
 export function registerKeys(program: Command): void {
-  const keys = program.command('keys').description('access-token signing keys (ES256, published at /.well-known/jwks.json)');
+  const keys = program
+    .command('keys')
+    .description('signing keys of access tokens and certificates (ES256, published at /.well-known/jwks.json)');
 
   keys
     .command('rotate')
-    .description('add a new signing key (it signs from now on) and retire the previous one (still published until its tokens expire)')
+    .description(
+      'add a new signing key (it signs from now on) and retire the previous one from signing: still published until its tokens expire, and for good if it signed a certificate',
+    )
     .option('--json', 'print the result as JSON')
     .action(async (opts: { json?: boolean }, command: Command) => {
       const config = configFrom(command);
@@ -60,7 +77,7 @@ export function registerKeys(program: Command): void {
       output(Boolean(opts.json), { kid: result.kid, encrypted: config.masterKey !== null, retired: result.retired }, () =>
         [
           `new signing key ${result.kid}${config.masterKey ? '' : ' (stored unencrypted)'}`,
-          ...result.retired.map((kid) => `retired ${kid} (published until its tokens expire)`),
+          ...result.retired.map((kid) => `retired ${kid} from signing (published until its tokens expire; for good if it signed certificates)`),
           'running instances switch within 60 s',
         ].join('\n'),
       );
@@ -72,12 +89,18 @@ export function registerKeys(program: Command): void {
     .option('--json', 'print the result as JSON')
     .action(async (opts: { json?: boolean }, command: Command) => {
       const config = configFrom(command);
-      const listing = describeKeys(await withDatabase(config, (handle) => listSigningKeys(handle.db)), config);
+      const [rows, certificateKids] = await withDatabase(config, (handle) =>
+        Promise.all([listSigningKeys(handle.db), listCertificateSigningKids(handle.db)]),
+      );
+      const listing = describeKeys(rows, config, new Date(), certificateKids);
       output(Boolean(opts.json), listing, () =>
         listing.length === 0
           ? 'no signing keys yet (serve creates the first one)'
           : listing
-              .map((k) => `${k.kid}  ${k.alg}  ${k.state.padEnd(9)}  ${k.encrypted ? 'encrypted' : 'UNENCRYPTED'}  created ${k.created_at}${k.retired_at ? `  retired ${k.retired_at}` : ''}`)
+              .map(
+                (k) =>
+                  `${k.kid}  ${k.alg}  ${k.state.padEnd(9)}  ${k.encrypted ? 'encrypted' : 'UNENCRYPTED'}  created ${k.created_at}${k.retired_at ? `  retired ${k.retired_at}` : ''}${k.signed_certificates ? '  signed certificates (published for good)' : ''}`,
+              )
               .join('\n'),
       );
     });

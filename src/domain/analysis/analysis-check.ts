@@ -8,6 +8,7 @@
  */
 import type { AnnotationT, FailedAnalysisItemT } from '../../contract/schemas.js';
 import type { ObjectStorage } from '../../storage/object-storage/index.js';
+import type { ImageDecoder } from './decoding/image-decoder.js';
 
 /** What a check knows about the order it analyzes. */
 export interface AnalysisSubject {
@@ -27,6 +28,8 @@ export interface AnalysisContext {
   readHead(bytes: number): Promise<Buffer>;
   /** The whole asset (cached per job; assets are bounded by MAX_UPLOAD_BYTES). */
   readAll(): Promise<Buffer>;
+  /** Decodes the asset (header check, metadata, renderings) outside the HTTP thread: decoding/. */
+  decoder: ImageDecoder;
   /** Facts earlier checks found (e.g. `file_type` puts the detected format under `format`). */
   facts: Map<string, unknown>;
   signal: AbortSignal;
@@ -56,8 +59,9 @@ export type CheckOutcome =
   | { outcome: 'not_run' };
 
 /**
- * One check. Throwing means "could not decide" (storage down, corrupt file): the job is retried with
- * backoff, and when attempts run out the order moves to `Failed` with this check's entry failed.
+ * One check. Throwing means "could not decide": a PermanentJobError (a corrupt or truncated file) fails
+ * the job at once; anything else (storage down) is retried with backoff. When the job fails for good the
+ * order moves to `Failed` with this check's entry failed.
  */
 export interface AnalysisCheck {
   /** The `analysis_type` of its entry. */

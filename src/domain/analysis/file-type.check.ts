@@ -1,7 +1,9 @@
 /**
  * `file_type`: the asset's real format, from its magic numbers (the `file-type` package), never from its
  * name or announced content type. PNG, JPEG, WebP, TIFF and PSD are accepted; anything else ends the order
- * as `Unsupported File`.
+ * as `Unsupported File`. It is also the header check: a file whose headers declare more than the limits
+ * (pixels, PSD layers, metadata block sizes: decoding/inspect.ts) ends `Unsupported File` with the limit
+ * named in the reason, before any check decodes it; a header that cannot be read fails the job at once.
  */
 import { fileTypeFromBuffer } from 'file-type';
 import type { AnalysisCheck, AnalysisContext, CheckOutcome } from './analysis-check.js';
@@ -29,7 +31,9 @@ export const fileTypeCheck: AnalysisCheck = {
   async run(context): Promise<CheckOutcome> {
     const { format, mime } = await sniffFormat(context);
     if (!format) return { outcome: 'unsupported', reason: mime ? `format ${mime} is not accepted` : 'unrecognized format' };
+    const inspection = await context.decoder.inspect(await context.readAll(), format, context.signal);
+    if (!inspection.accepted) return { outcome: 'unsupported', reason: inspection.reason };
     context.facts.set('format', format);
-    return { outcome: 'passed', facts: { format, mime } };
+    return { outcome: 'passed', facts: { format, mime, width: inspection.width, height: inspection.height, layers: inspection.layers } };
   },
 };

@@ -2,11 +2,11 @@
  * `layer_check`: renders the preview of every accepted file and, for a PSD, one PNG per pixel layer, and
  * stores them under the organization's prefix; the order then carries `asset_preview_key` (served as the
  * presigned `asset_preview_url`) and its `layers` (served as `layers_info`). It passes once the renderings
- * are stored; an undecodable file throws (retried, then `Failed`).
+ * are stored; an undecodable file fails the job at once (`Failed`).
  */
 import type { AnalysisCheck, CheckOutcome } from './analysis-check.js';
 import { assetFormat } from './asset-format.js';
-import { PREVIEW_CONTENT_TYPE, renderAsset } from './rendering/render.js';
+import { PREVIEW_CONTENT_TYPE } from './rendering/render.js';
 import { layerObjectKey, previewObjectKey } from './rendition-keys.js';
 
 /** Facts key of the rendered preview bytes (ai_detection sends them for formats a service cannot read). */
@@ -17,7 +17,7 @@ export const layerCheck: AnalysisCheck = {
   async run(context): Promise<CheckOutcome> {
     const { organizationId, orderId } = context.subject;
     const format = await assetFormat(context);
-    const { preview, layers } = await renderAsset(await context.readAll(), format);
+    const { preview, layers } = await context.decoder.render(await context.readAll(), format, context.signal);
     context.signal.throwIfAborted();
     const previewKey = previewObjectKey(organizationId, orderId);
     await context.storage.put(previewKey, preview, PREVIEW_CONTENT_TYPE);

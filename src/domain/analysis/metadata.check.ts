@@ -6,7 +6,6 @@
 import type { AnalysisCheck, CheckOutcome } from './analysis-check.js';
 import { assetFormat } from './asset-format.js';
 import { generatorFindings } from './metadata/generator-findings.js';
-import { readMetadataFields } from './metadata/read-metadata.js';
 
 export const METADATA_ITEM_TYPE = 'metadata';
 
@@ -15,7 +14,7 @@ export const metadataCheck: AnalysisCheck = {
   async run(context): Promise<CheckOutcome> {
     const format = await assetFormat(context);
     const bytes = await context.readAll();
-    const findings = generatorFindings(await readMetadataFields(bytes, format), bytes);
+    const findings = generatorFindings(await context.decoder.readMetadata(bytes, format, context.signal), bytes);
     if (findings.length === 0) return { outcome: 'passed' };
     return {
       outcome: 'failed',

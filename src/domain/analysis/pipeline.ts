@@ -30,6 +30,7 @@ import { readOrder, type LockedOrder } from '../orders/order-lifecycle.repositor
 import type { OrderInputT } from '../orders/order-input.schema.js';
 import type { Clock } from '../time/clock.js';
 import type { AnalysisCheck, AnalysisContext, AnalysisSubject, CheckOutcome } from './analysis-check.js';
+import { inProcessDecoder, type ImageDecoder } from './decoding/image-decoder.js';
 import { fileTypeCheck } from './file-type.check.js';
 import { layerCheck } from './layer.check.js';
 import { metadataCheck } from './metadata.check.js';
@@ -42,6 +43,8 @@ export interface AnalysisDeps {
   storage: ObjectStorage;
   /** The checks, in order; `file_type` first. */
   checks?: readonly AnalysisCheck[];
+  /** Image decoding; default: in this thread with the default limits (production passes the DecoderPool). */
+  decoder?: ImageDecoder;
 }
 
 /** The checks that need no configuration (the job runtime adds `ai_detection`: see checks.ts). */
@@ -56,7 +59,7 @@ async function readStream(body: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function contextFor(storage: ObjectStorage, subject: AnalysisSubject, signal: AbortSignal): AnalysisContext {
+function contextFor(storage: ObjectStorage, decoder: ImageDecoder, subject: AnalysisSubject, signal: AbortSignal): AnalysisContext {
   let all: Promise<Buffer> | null = null;
   const heads = new Map<number, Promise<Buffer>>();
   const read = async (range?: { start: number; end: number }) => {
@@ -67,6 +70,7 @@ function contextFor(storage: ObjectStorage, subject: AnalysisSubject, signal: Ab
   return {
     subject,
     storage,
+    decoder,
     signal,
     facts: new Map(),
     readAll: () => (all ??= read()),
@@ -141,6 +145,8 @@ async function writeOutcomes(deps: AnalysisDeps, orderId: string, outcomes: read
     const written = await changeOrderIn(trx, deps.clock, orderId, ANALYSIS_ACTOR, {
       onlyFrom: ['In Progress'],
       edit: (input) => applyNewOutcomes(input, outcomes),
+      // The history records the analysis once, when it has finished (the writes of an interrupted attempt are progress).
+      ...(settle ? { event: 'analysis_completed' as const } : {}),
     });
     const failed = settle ? failedTypes(written.order.analysis_list ?? []) : [];
     if (failed.length > 0) {
@@ -149,6 +155,8 @@ async function writeOutcomes(deps: AnalysisDeps, orderId: string, outcomes: read
   });
 }
 
+let defaultDecoder: ImageDecoder | undefined;
+
 /** Runs the analysis of one order (idempotent: safe to run again after a crash). */
 export async function analyzeOrder(deps: AnalysisDeps, orderId: string, signal: AbortSignal): Promise<void> {
   const checks = deps.checks ?? DEFAULT_CHECKS;
@@ -156,7 +164,7 @@ export async function analyzeOrder(deps: AnalysisDeps, orderId: string, signal: 
   if (!order || order.order_state !== 'In Progress') return; // deleted, or decided meanwhile
   const recorded = analysisList(order);
   const done = new Set(recorded.map((l) => l.analysis_type));
-  const context = contextFor(deps.storage, subjectOf(order), signal);
+  const context = contextFor(deps.storage, deps.decoder ?? (defaultDecoder ??= inProcessDecoder()), subjectOf(order), signal);
   const outcomes: Outcome[] = [];
   for (const check of checks) {
     if (done.has(check.name)) continue;
@@ -188,7 +196,7 @@ export async function analyzeOrder(deps: AnalysisDeps, orderId: string, signal: 
   if (outcomes.length > 0) await writeOutcomes(deps, orderId, outcomes, true);
   else if (failedTypes(recorded).length > 0) {
     // Every check had its entry already (an earlier attempt wrote them, then stopped): settle now.
-    await changeOrder(deps.db, deps.clock, orderId, ANALYSIS_ACTOR, { to: 'Action Required', onlyFrom: ['In Progress'], reason: `flagged by ${failedTypes(recorded).join(', ')}` });
+    await writeOutcomes(deps, orderId, [], true);
   }
 }
 

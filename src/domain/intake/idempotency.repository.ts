@@ -51,10 +51,18 @@ export async function completeIdempotencyKey(
   scope: string,
   key: string,
   response: { status: number; headers: Record<string, string>; body: string },
+  /** Replaces the claimed hash (a multipart request, once its file's content is known). */
+  requestHash?: string,
 ): Promise<void> {
   await db
     .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: response.status, response_headers: JSON.stringify(response.headers), response_body: response.body })
+    .set({
+      state: 'done',
+      response_status: response.status,
+      response_headers: JSON.stringify(response.headers),
+      response_body: response.body,
+      ...(requestHash === undefined ? {} : { request_hash: requestHash }),
+    })
     .where('scope', '=', scope)
     .where('idempotency_key', '=', key)
     .execute();

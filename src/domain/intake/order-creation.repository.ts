@@ -5,13 +5,14 @@
  * creation is the intake's hot path, and the order insert holds its scope's counter row (the counter
  * trigger) only for this one statement.
  *
- * The job row is written by the one job INSERT (`jobInsertSql`, domain/background/jobs.repository.ts).
+ * The job row is written by the one job INSERT (`jobInsertSql`, domain/background/jobs.repository.ts); the order
+ * and its event by the one order insert (`newOrderStatementSql`, order-lifecycle.repository.ts).
  */
 import { sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
 import { jobInsertSql, type NewJob } from '../background/jobs.repository.js';
 import type { OrderRow } from '../orders/order-document.js';
-import type { OrderAsset, OrderEventInput } from '../orders/order-lifecycle.repository.js';
+import { newOrderStatementSql, type OrderAsset, type OrderEventInput } from '../orders/order-lifecycle.repository.js';
 
 export interface NewOrderWrite {
   uploadId: string;
@@ -31,19 +32,6 @@ export async function insertOrderClaimingUpload(db: Executor, w: NewOrderWrite):
       WHERE upload_id = ${w.uploadId}::uuid AND used_at IS NULL AND expires_at > ${w.now}::timestamptz
       RETURNING upload_id
     ), queued AS (${jobInsertSql(job, sql`FROM claimed`)}
-    ), created AS (
-      INSERT INTO orders (order_id, organization_id, project_id, owner_key, order_state, creation_time, asset_preview_key,
-                          layers, doc, preview_doc, asset_key, asset_content_type, asset_size)
-      SELECT ${row.order_id}::text, ${row.organization_id}::uuid, ${row.project_id}::uuid, ${row.owner_key}::text,
-             ${row.order_state}::text, ${row.creation_time}::timestamptz, ${row.asset_preview_key}::text, ${row.layers}::jsonb,
-             ${row.doc}::json, ${row.preview_doc}::json, ${asset.key}::text, ${asset.contentType}::text, ${asset.size}::bigint
-      FROM claimed
-      RETURNING order_id
-    )
-    INSERT INTO order_events (order_id, organization_id, from_state, to_state, actor_kind, actor_id, actor_label, reason, occurred_at)
-    SELECT created.order_id, ${event.organization_id}::uuid, ${event.from_state}::text, ${event.to_state}::text, ${event.actor_kind}::text,
-           ${event.actor_id}::text, ${event.actor_label}::text, ${event.reason}::text, ${event.occurred_at}::timestamptz
-    FROM created
-    RETURNING order_id`.execute(db);
+    ), ${newOrderStatementSql(row, asset, event, 'claimed')}`.execute(db);
   return result.rows.length === 1;
 }

@@ -10,6 +10,7 @@ import type { Principal } from '../principal.js';
 import type { Clock } from '../time/clock.js';
 import { uploadObjectKey } from './object-keys.js';
 import { deleteUpload, insertUpload, setUploadSize } from './upload.repository.js';
+import type { UploadLimits } from './upload-limits.js';
 
 export interface UploadRequest {
   file_name: string;
@@ -32,6 +33,8 @@ export interface UploadServiceDeps {
   presigner: UploadPresigner;
   maxUploadBytes: number;
   uploadTtlSeconds: number;
+  /** Per-user limits (outstanding uploads, creation rate); none: unlimited. */
+  limits?: UploadLimits;
 }
 
 /** The size is above MAX_UPLOAD_BYTES (the route answers 422 on `["body", "size"]`). */
@@ -44,6 +47,7 @@ export class UploadTooLargeError extends Error {
 
 export async function announceUpload(deps: UploadServiceDeps, principal: Principal, request: UploadRequest): Promise<UploadTicket> {
   if (request.size > deps.maxUploadBytes) throw new UploadTooLargeError(deps.maxUploadBytes);
+  if (deps.limits) await deps.limits.admitUpload(principal, request.size);
   const uploadId = randomUUID();
   const now = deps.clock.now();
   // Whole seconds, so the URL's expiry and the stored one are the same instant.
@@ -72,6 +76,8 @@ export async function announceUpload(deps: UploadServiceDeps, principal: Princip
 
 export interface ReceivedUpload {
   uploadId: string;
+  /** Its object key. */
+  key: string;
   size: number;
   /** SHA-256 of the bytes, hex. */
   sha256: string;
@@ -114,10 +120,20 @@ export async function receiveUpload(
     const { size } = await deps.storage.putStream(key, file.body.pipe(hashing), { contentType: file.contentType, ifNoneMatch: true });
     if (file.truncated() || size > file.maxBytes) throw new UploadTooLargeError(file.maxBytes);
     await setUploadSize(deps.db, uploadId, size);
-    return { uploadId, size, sha256: hash.digest('hex') };
+    return { uploadId, key, size, sha256: hash.digest('hex') };
   } catch (err) {
     await deps.storage.delete(key).catch(() => undefined);
     await deleteUpload(deps.db, uploadId).catch(() => undefined);
     throw err;
+  }
+}
+
+/** Forgets an unused upload at once: its bytes first, then its row (as the cleanup job does). Never throws. */
+export async function discardUpload(deps: { db: Db; storage: ObjectStorage }, upload: { uploadId: string; key: string }): Promise<void> {
+  try {
+    await deps.storage.delete(upload.key);
+    await deleteUpload(deps.db, upload.uploadId);
+  } catch {
+    // Left for the cleanup job: the row (with its expiry) still finds the bytes.
   }
 }

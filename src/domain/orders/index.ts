@@ -10,7 +10,7 @@ export {
   type OrderListing,
 } from './order-listing.service.js';
 export { renderOrdersResponse, toOrderObject, toOrderPreviewObject, orderJson, orderPreviewJson } from './order-response.js';
-export { findVisibleOrder } from './find-visible-order.js';
+export { findVisibleOrder, isOrderVisible } from './find-visible-order.js';
 export { OrderScopeNotFoundError, projectNamesFor, resolveOrderScope, sortProjectNames, type OrderScope } from './order-scope.js';
 export { listVisibleProjects, type VisibleProject } from './visible-projects.repository.js';
 export { InvalidPageTokenError } from '../../storage/page-token.js';

@@ -1,13 +1,16 @@
 /**
  * SQL of the order lifecycle: lock one order, write its re-rendered documents only if it is still in the
- * state the move started from, record the move, read the trail. Counters follow through the `orders`
- * triggers (migrations/0001), in the same transaction.
+ * state the move started from, insert a new order with its creation event. Counters follow through the
+ * `orders` triggers (migrations/0001), in the same transaction. The events are the order history's
+ * (src/domain/history).
  */
 import { sql } from 'kysely';
 import type { HumanOrderStateValue } from '../../contract/schemas.js';
 import type { Executor } from '../../storage/database.js';
 import type { StoredLayer } from '../../storage/schema.js';
 import type { OrderRow } from './order-document.js';
+import type { OrderEventInput } from '../history/order-event.js';
+import { ORDER_EVENT_COLUMNS, orderEventValues } from '../history/order-history.repository.js';
 
 export interface LockedOrder {
   order_id: string;
@@ -67,74 +70,38 @@ export interface OrderAsset {
 }
 
 /**
- * Inserts a new order and its creation event in one statement (a data-modifying CTE). The insert takes the
+ * The one INSERT of a new order and its creation event, as data-modifying CTEs: `created` inserts the
+ * order (one row per row of `source`, a CTE of the caller's statement, or exactly one without it), and the
+ * event is inserted for what `created` returned. Callers prepend their own CTEs (the intake claims the
+ * upload and queues the analysis first) and append nothing: the statement returns the new order's id, or
+ * no row when `source` was empty.
+ */
+export function newOrderStatementSql(row: OrderRow, asset: OrderAsset, event: OrderEventInput, source: string | null) {
+  const from = source === null ? sql`` : sql`FROM ${sql.table(source)}`;
+  return sql`created AS (
+      INSERT INTO orders (order_id, organization_id, project_id, owner_key, order_state, creation_time, asset_preview_key,
+                          layers, doc, preview_doc, asset_key, asset_content_type, asset_size)
+      SELECT ${row.order_id}::text, ${row.organization_id}::uuid, ${row.project_id}::uuid, ${row.owner_key}::text,
+             ${row.order_state}::text, ${row.creation_time}::timestamptz, ${row.asset_preview_key}::text, ${row.layers}::jsonb,
+             ${row.doc}::json, ${row.preview_doc}::json, ${asset.key}::text, ${asset.contentType}::text, ${asset.size}::bigint
+      ${from}
+      RETURNING order_id
+    )
+    INSERT INTO order_events (${ORDER_EVENT_COLUMNS})
+    SELECT created.order_id, ${orderEventValues(event)}
+    FROM created
+    RETURNING order_id`;
+}
+
+/**
+ * Inserts a new order and its creation event in one statement (newOrderStatementSql). The insert takes the
  * scope's counter row lock (the counter trigger) until commit, so creation does it last and in one round
  * trip: concurrent creations in one scope wait on each other for as short a time as possible.
  */
 export async function insertOrderWithEvent(trx: Executor, row: OrderRow, asset: OrderAsset, event: OrderEventInput): Promise<void> {
-  await trx
-    .with('created', (db) =>
-      db
-        .insertInto('orders')
-        .values({
-          order_id: row.order_id,
-          organization_id: row.organization_id,
-          project_id: row.project_id,
-          owner_key: row.owner_key,
-          order_state: row.order_state,
-          creation_time: row.creation_time,
-          asset_preview_key: row.asset_preview_key,
-          layers: row.layers,
-          doc: row.doc,
-          preview_doc: row.preview_doc,
-          asset_key: asset.key,
-          asset_content_type: asset.contentType,
-          asset_size: asset.size,
-        })
-        .returning('order_id'),
-    )
-    .insertInto('order_events')
-    .columns(['order_id', 'organization_id', 'from_state', 'to_state', 'actor_kind', 'actor_id', 'actor_label', 'reason', 'occurred_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('created')
-        .select((s) => [
-          'created.order_id',
-          s.val(event.organization_id).as('organization_id'),
-          s.val(event.from_state).as('from_state'),
-          s.val(event.to_state).as('to_state'),
-          s.val(event.actor_kind).as('actor_kind'),
-          s.val(event.actor_id).as('actor_id'),
-          s.val(event.actor_label).as('actor_label'),
-          s.val(event.reason).as('reason'),
-          s.val(event.occurred_at).as('occurred_at'),
-        ]),
-    )
-    .execute();
+  await sql`WITH ${newOrderStatementSql(row, asset, event, null)}`.execute(trx);
 }
 
-export interface OrderEventInput {
-  order_id: string;
-  organization_id: string;
-  from_state: HumanOrderStateValue | null;
-  to_state: HumanOrderStateValue;
-  actor_kind: 'user' | 'system';
-  actor_id: string;
-  actor_label: string | null;
-  reason: string | null;
-  occurred_at: Date;
-}
-
-export async function insertOrderEvent(trx: Executor, event: OrderEventInput): Promise<void> {
-  await trx.insertInto('order_events').values(event).execute();
-}
-
-export interface OrderEventRow extends Omit<OrderEventInput, 'occurred_at'> {
-  id: number;
-  occurred_at: Date;
-}
-
-/** The trail of one order, oldest first. */
-export async function listOrderEvents(db: Executor, orderId: string): Promise<OrderEventRow[]> {
-  return (await db.selectFrom('order_events').selectAll().where('order_id', '=', orderId).orderBy('id').execute()) as OrderEventRow[];
-}
+// The events themselves belong to the order history (src/domain/history); re-exported for the lifecycle's callers.
+export { insertOrderEvent, listOrderEvents, type OrderEventRow } from '../history/order-history.repository.js';
+export type { OrderEventInput } from '../history/order-event.js';

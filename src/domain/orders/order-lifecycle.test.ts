@@ -14,7 +14,7 @@ import { ManualClock } from '../time/clock.js';
 import { canMove, IllegalTransitionError, isFinal } from './lifecycle.js';
 import { toOrderRow } from './order-document.js';
 import { listOrderEvents } from './order-lifecycle.repository.js';
-import { changeOrder, OrderNotFoundError } from './order-lifecycle.service.js';
+import { changeOrder, createOrder, OrderNotFoundError } from './order-lifecycle.service.js';
 import { recountOrderCounters, upsertOrders } from './order.repository.js';
 
 const ALLOWED = new Set([
@@ -73,14 +73,33 @@ for (const target of databaseTargets()) {
       });
       const [event] = await listOrderEvents(handle.db, id!);
       assert.deepEqual(
-        { from: event!.from_state, to: event!.to_state, kind: event!.actor_kind, who: event!.actor_id, label: event!.actor_label, why: event!.reason, at: event!.occurred_at.toISOString() },
-        { from: 'In Progress', to: 'Reviewed', kind: 'user', who: actor.userId, label: USERS.admin.email, why: 'findings recorded', at: clock.now().toISOString() },
+        { type: event!.type, from: event!.from_state, to: event!.to_state, kind: event!.actor_kind, who: event!.actor_id, actor: event!.actor, why: event!.note, at: event!.occurred_at.toISOString() },
+        { type: 'state_changed', from: 'In Progress', to: 'Reviewed', kind: 'user', who: actor.userId, actor: USERS.admin.email, why: 'findings recorded', at: clock.now().toISOString() },
       );
+      // What the move changed besides the state, before and after.
+      assert.deepEqual(event!.changes, {
+        reviewed_by: { before: null, after: USERS.admin.email },
+        review_timestamp: { before: null, after: clock.now().toISOString() },
+      });
       const row = await handle.db.selectFrom('orders').select(['order_state', 'doc', 'preview_doc']).where('order_id', '=', id!).executeTakeFirstOrThrow();
       assert.equal(row.order_state, 'Reviewed');
       assert.equal(JSON.parse(row.doc).order_state, 'Reviewed');
       assert.equal(JSON.parse(row.doc).reviewed_by, USERS.admin.email);
       assert.equal(JSON.parse(row.preview_doc).order_state, 'Reviewed');
+    });
+
+    it('createOrder writes the order with its asset and its creation event in one statement', async () => {
+      const row = toOrderRow(ACME.id, {
+        order_id: 'created-1', username: 'Editor', email: USERS.editor.email, order_state: 'In Progress', order_title: 'c', asset_id: 'created-1',
+        asset_name: 'c.png', asset_last_modified_timestamp: '1', ordered_by: null, creation_time: clock.now().toISOString(), project_id: ACME.projects.zeta.id,
+      });
+      await handle.db.transaction().execute((trx) => createOrder(trx, clock, row, { key: `orgs/${ACME.id}/uploads/x`, contentType: 'image/png', size: 7 }, actor));
+      const stored = await handle.db.selectFrom('orders').select(['order_state', 'project_id', 'asset_key', 'asset_content_type', 'asset_size', 'doc']).where('order_id', '=', 'created-1').executeTakeFirstOrThrow();
+      assert.deepEqual({ ...stored, asset_size: Number(stored.asset_size), doc: JSON.parse(stored.doc).order_title }, {
+        order_state: 'In Progress', project_id: ACME.projects.zeta.id, asset_key: `orgs/${ACME.id}/uploads/x`, asset_content_type: 'image/png', asset_size: 7, doc: 'c',
+      });
+      const events = await listOrderEvents(handle.db, 'created-1');
+      assert.deepEqual(events.map((e) => [e.from_state, e.to_state, e.type]), [[null, 'In Progress', 'created']]);
     });
 
     it('refuses illegal moves with 409 and changes nothing', async () => {
@@ -91,6 +110,20 @@ for (const target of databaseTargets()) {
       }
       assert.equal((await listOrderEvents(handle.db, id!)).length, 1);
       await assert.rejects(changeOrder(handle.db, clock, 'no-such-order', actor, { to: 'Failed' }), OrderNotFoundError);
+    });
+
+    it('records an edit only when told its event type, and refuses an event type that does not match the move', async () => {
+      const [id] = await freshOrders('edits', 1);
+      await changeOrder(handle.db, clock, id!, actor, { edit: (o) => { o.confidence = 0.5; } });
+      assert.equal((await listOrderEvents(handle.db, id!)).length, 0, 'an unrecorded edit is progress, not an event');
+      await changeOrder(handle.db, clock, id!, actor, { edit: (o) => { o.confidence = 0.75; }, event: 'annotation_changed', reason: 'checked' });
+      const events = await listOrderEvents(handle.db, id!);
+      assert.deepEqual(events.map((e) => [e.type, e.from_state, e.to_state, e.note, e.changes]), [['annotation_changed', null, null, 'checked', { confidence: { before: 0.5, after: 0.75 } }]]);
+      await assert.rejects(changeOrder(handle.db, clock, id!, actor, { event: 'responded' }), /needs a move/);
+      await assert.rejects(changeOrder(handle.db, clock, id!, actor, { to: 'Failed', event: 'analysis_completed' }), /cannot record a move/);
+      const row = await handle.db.selectFrom('orders').select('order_state').where('order_id', '=', id!).executeTakeFirstOrThrow();
+      assert.equal(row.order_state, 'In Progress', 'a refused change writes nothing');
+      assert.equal((await listOrderEvents(handle.db, id!)).length, 1);
     });
 
     it('property: concurrent random moves keep the trail consistent and the counters exact', async () => {

@@ -1,11 +1,12 @@
 /**
- * SEAM (certs branch): the certificate issued with a `Certify` decision. The certificate work provides
- * `ensureAssetSha256` (may stream a large object: run BEFORE the decision's transaction) and
- * `issueCertificate(trx, ...)` (inside it). Until it is merged here, the composition root wires
- * CERTIFICATE_ISSUER_PENDING_CERTS_MERGE, which issues nothing; after the merge, src/app/services.ts
- * wires the real one (reviewCertificateIssuer) and the placeholder goes.
+ * The certificate issued with a `Certify` decision (docs/review.md, docs/certificates.md), in two steps:
+ * `prepare` before the decision's transaction (the asset's SHA-256: may stream a large object) and `issue`
+ * inside it (signed, stored; a throw rolls the whole decision back).
  */
-import type { Executor } from '../../storage/database.js';
+import type { Db, Executor } from '../../storage/database.js';
+import { recordOrderEvent } from '../history/order-history.service.js';
+import type { ObjectStorage } from '../../storage/object-storage/object-storage.js';
+import { AssetBytesMissingError, CertificateNotIssuableError, ensureAssetSha256, issueCertificate, type CertificateDeps } from '../certificates/index.js';
 
 export interface CertificateRequest {
   orderId: string;
@@ -21,8 +22,28 @@ export interface CertificateIssuer {
   issue(trx: Executor, request: CertificateRequest): Promise<void>;
 }
 
-/** Placeholder until the certs branch is merged: issues nothing. */
-export const CERTIFICATE_ISSUER_PENDING_CERTS_MERGE: CertificateIssuer = {
-  prepare: async () => {},
-  issue: async () => {},
-};
+/**
+ * The issuer the composition root wires. An order whose asset bytes are not in object storage (a seeded
+ * order, bytes deleted) cannot be certified: 409, nothing applied.
+ */
+export function reviewCertificateIssuer(db: Db, storage: ObjectStorage, certificates: CertificateDeps): CertificateIssuer {
+  return {
+    prepare: async (orderId) => {
+      try {
+        await ensureAssetSha256(db, storage, orderId);
+      } catch (err) {
+        if (err instanceof AssetBytesMissingError) throw new CertificateNotIssuableError('asset_unavailable');
+        throw err;
+      }
+    },
+    issue: async (trx, request) => {
+      const actor = { kind: 'user' as const, userId: request.reviewer.userId, email: request.reviewer.email, clientId: null };
+      const certificate = await issueCertificate(trx, certificates, { orderId: request.orderId, actor });
+      // The order's history names the certificate (docs/history.md), in the same transaction.
+      await recordOrderEvent(trx, certificates.clock, request.orderId, actor, {
+        type: 'certificate_issued',
+        changes: { certificate_id: { before: null, after: certificate.certificate_id } },
+      });
+    },
+  };
+}

@@ -41,10 +41,12 @@ export async function findOrganizationAndProject(db: Executor, organizationId: s
 
 export interface StateMoveRow {
   id: number;
+  type: string;
   from_state: string | null;
-  to_state: string;
+  to_state: string | null;
   actor_kind: 'user' | 'system';
-  reason: string | null;
+  note: string | null;
+  changes: Record<string, { before: unknown; after: unknown }> | null;
   occurred_at: Date;
 }
 
@@ -52,11 +54,11 @@ export interface StateMoveRow {
 export async function listEvidenceRounds(db: Executor, orderId: string): Promise<StateMoveRow[]> {
   return (await db
     .selectFrom('order_events')
-    .select(['id', 'from_state', 'to_state', 'actor_kind', 'reason', 'occurred_at'])
+    .select(['id', 'type', 'from_state', 'to_state', 'actor_kind', 'note', 'changes', 'occurred_at'])
     .where('order_id', '=', orderId)
     .where((eb) => eb.or([eb('to_state', '=', 'Action Required'), eb('from_state', '=', 'Action Required')]))
     .orderBy('id')
-    .execute()) as StateMoveRow[];
+    .execute()) as unknown as StateMoveRow[];
 }
 
 export interface EvidenceUploadRow {
@@ -85,12 +87,12 @@ export async function findOrderUploads(db: Executor, orderId: string, uploadIds:
 export async function latestEvidenceRequestNote(db: Executor, orderId: string): Promise<string | null> {
   const row = await db
     .selectFrom('order_events')
-    .select(['actor_kind', 'reason'])
+    .select(['actor_kind', 'note'])
     .where('order_id', '=', orderId)
     .where('to_state', '=', 'Action Required')
     .where('from_state', '=', 'In Progress')
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row && row.actor_kind === 'user' ? row.reason : null;
+  return row && row.actor_kind === 'user' ? row.note : null;
 }

@@ -13,7 +13,7 @@ import { readOrder } from '../orders/order-lifecycle.repository.js';
 import { toOrderObject } from '../orders/order-response.js';
 import type { OrdersContext } from '../orders/orders-context.js';
 import { BUILT_IN_DETECTION_THRESHOLDS as BUILT_IN } from '../projects/detection-defaults.js';
-import { findOrderUploads, findOrganizationAndProject, listEvidenceRounds } from './review-material.repository.js';
+import { findOrderUploads, findOrganizationAndProject, listEvidenceRounds, type StateMoveRow } from './review-material.repository.js';
 
 export interface ReviewFile {
   name: string;
@@ -41,16 +41,10 @@ export interface ReviewMaterial {
   evidence: EvidenceEntry[];
 }
 
-function parseResponse(reason: string | null): { message: string; uploadIds: string[] } {
-  try {
-    const parsed = JSON.parse(reason ?? '') as { response?: unknown; upload_ids?: unknown };
-    if (typeof parsed.response === 'string') {
-      return { message: parsed.response, uploadIds: Array.isArray(parsed.upload_ids) ? parsed.upload_ids.filter((u): u is string => typeof u === 'string') : [] };
-    }
-  } catch {
-    // not a response recorded by respondToOrder: shown as text
-  }
-  return { message: reason ?? '', uploadIds: [] };
+/** A `responded` event: the customer's message is its note, the evidence its `upload_ids` change. */
+function responseOf(row: StateMoveRow): { message: string; uploadIds: string[] } {
+  const after = row.changes?.upload_ids?.after;
+  return { message: row.note ?? '', uploadIds: Array.isArray(after) ? after.filter((u): u is string => typeof u === 'string') : [] };
 }
 
 /** Everything the review page of `orderId` shows; the caller checked the reviewer may see it. */
@@ -67,10 +61,10 @@ export async function loadReviewMaterial(ctx: OrdersContext, orderId: string): P
   const nowSeconds = Math.floor(Date.now() / 1000);
   const presign = (key: string) => (isKeyOfOrganization(key, organizationId) ? ctx.presigner.presign(key, nowSeconds) : null);
   const order = toOrderObject(toListedOrder(ctx, organizationId, row, new Map(), nowSeconds));
-  const responses = rounds.filter((r) => r.from_state === 'Action Required').map((r) => ({ row: r, ...parseResponse(r.reason) }));
+  const responses = rounds.filter((r) => r.from_state === 'Action Required').map((r) => ({ row: r, ...responseOf(r) }));
   const uploads = await findOrderUploads(ctx.db, orderId, responses.flatMap((r) => r.uploadIds));
   const evidence: EvidenceEntry[] = rounds.map((r) => {
-    if (r.to_state === 'Action Required') return { kind: 'request', at: r.occurred_at, text: r.reason ?? '', byReviewer: r.actor_kind === 'user', evidence: [] };
+    if (r.to_state === 'Action Required') return { kind: 'request', at: r.occurred_at, text: r.note ?? '', byReviewer: r.actor_kind === 'user', evidence: [] };
     const response = responses.find((x) => x.row.id === r.id)!;
     const files = response.uploadIds
       .map((id) => uploads.find((u) => u.upload_id === id))

@@ -10,13 +10,13 @@ import type { AnnotationT, HumanOrderStateValue } from '../../contract/schemas.j
 import type { Db, Executor } from '../../storage/database.js';
 import { NotFoundError } from '../errors.js';
 import { lockOrder, type LockedOrder } from '../orders/order-lifecycle.repository.js';
-import { changeOrderIn, type Actor } from '../orders/order-lifecycle.service.js';
+import { changeOrderIn, orderInputOf, type Actor } from '../orders/order-lifecycle.service.js';
 import type { Clock } from '../time/clock.js';
 import { normalizeUuid } from '../uuid.js';
 import type { CertificateIssuer } from './certificate-seam.js';
 import { deleteClaim, deleteClaimsOfOrder, extendClaim, findClaim, putClaim, type ClaimRow } from './review-claim.repository.js';
 import { ClaimedByOtherError, ClaimLostError, NotInReviewError, OwnOrganizationError } from './review-errors.js';
-import { recordReviewEvent } from './review-history.js';
+import { recordClaim } from './review-history.js';
 import { analysisPending } from './review-queue.repository.js';
 
 /** How long opening (or renewing) an order claims it. */
@@ -109,7 +109,7 @@ export async function openForReview(deps: ReviewDeps, reviewer: Reviewer, orderI
     }
     const claimId = randomUUID();
     await putClaim(trx, { orderId, claimId, reviewerId: reviewer.userId, now, expiresAt });
-    await recordReviewEvent(trx, deps.clock, { type: 'claimed', orderId, organizationId: order.organization_id, state: order.order_state, reviewer });
+    await recordClaim(trx, deps.clock, orderId, reviewer);
     return { ...base, claim: { claimId, expiresAt } };
   });
 }
@@ -163,23 +163,21 @@ export async function saveEdits(deps: ReviewDeps, reviewer: Reviewer, orderId: s
     const order = await lockForReviewer(trx, reviewer, orderId);
     checkClaim(await findClaim(trx, orderId), reviewer, claimId, deps.clock.now());
     if (order.order_state !== 'In Progress') throw new NotInReviewError(order.order_state);
-    const changes: Record<string, { before: unknown; after: unknown }> = {};
+    // Recorded as `annotation_changed` with each changed field's before and after; a save that changes
+    // nothing writes nothing (no empty event).
+    const current = orderInputOf(order);
+    const saved = { annotations: current.annotations ?? [], remediation: current.remediation ?? 0, confidence: current.confidence ?? 0 };
+    const differs = (['annotations', 'remediation', 'confidence'] as const).some((f) => edits[f] !== undefined && JSON.stringify(edits[f]) !== JSON.stringify(saved[f]));
+    if (!differs) return saved;
     const result = await changeOrderIn(trx, deps.clock, orderId, actorOf(reviewer), {
       onlyFrom: ['In Progress'],
+      event: 'annotation_changed',
       edit: (input) => {
-        for (const field of ['annotations', 'remediation', 'confidence'] as const) {
-          const after = edits[field];
-          if (after === undefined) continue;
-          const before = input[field] ?? (field === 'annotations' ? [] : 0);
-          if (JSON.stringify(before) === JSON.stringify(after)) continue;
-          changes[field] = { before, after };
-          (input as Record<string, unknown>)[field] = after;
-        }
+        if (edits.annotations !== undefined) input.annotations = edits.annotations;
+        if (edits.remediation !== undefined) input.remediation = edits.remediation;
+        if (edits.confidence !== undefined) input.confidence = edits.confidence;
       },
     });
-    if (Object.keys(changes).length > 0) {
-      await recordReviewEvent(trx, deps.clock, { type: 'annotation_changed', orderId, organizationId: order.organization_id, state: order.order_state, reviewer, changes });
-    }
     return { annotations: result.order.annotations ?? [], remediation: result.order.remediation ?? 0, confidence: result.order.confidence ?? 0 };
   });
 }

@@ -9,6 +9,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { historyComponentSchemas } from '../../contract/history-schemas.js';
 import { componentSchemas } from '../../contract/schemas.js';
 
 type Json = unknown;
@@ -29,5 +30,5 @@ export function referencingForm(schema: TSchema): Record<string, Json> {
 
 /** Adds every contract component to the instance (call on the root instance, before routes). */
 export function registerComponentSchemas(app: FastifyInstance): void {
-  for (const schema of componentSchemas) app.addSchema(referencingForm(schema));
+  for (const schema of [...componentSchemas, ...historyComponentSchemas]) app.addSchema(referencingForm(schema));
 }

@@ -1,11 +1,18 @@
 /**
  * `Idempotency-Key` on write routes (scoped to the API client, or to the user for a web session; kept 24 h
  * in the database so every instance sees it):
- * - first request with a key: runs, and its response (status, body, Location) is stored;
+ * - first request with a key: runs, and its response (status, body, Location) is stored if it is final;
  * - same key, same body: the stored response is replayed with `Idempotent-Replayed: true`;
  * - same key, another body: 422 on `["header", "Idempotency-Key"]`;
  * - same key while the first request still runs: 409.
- * A response of 500 or more is not stored (the key is released, so a retry runs again).
+ *
+ * Only final outcomes are stored: a 2xx, or a 4xx that a retry of the same request cannot change. A 5xx,
+ * 408, 409, 425, 429, and a response the route marks retryable (`markRetryable`: a 422 because an upload's
+ * bytes have not arrived yet) release the key instead, so a retry runs again.
+ *
+ * Routes that create something complete the key themselves, inside the transaction that creates it
+ * (`completeIdempotencyIn`): the order and its key commit together or not at all. The `onSend` hook then
+ * leaves the key alone.
  *
  * Use: `...idempotencyHooks(db, clock)` in a route's options, and `IdempotencyHeader` in its headers schema.
  */
@@ -20,7 +27,7 @@ import {
   releaseIdempotencyKey,
 } from '../../domain/intake/idempotency.repository.js';
 import type { Clock } from '../../domain/time/clock.js';
-import type { Db } from '../../storage/database.js';
+import type { Db, Executor } from '../../storage/database.js';
 import { RequestValidationError } from '../validation/index.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -36,8 +43,70 @@ export const IdempotencyHeaderSchema = Type.Optional(
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: { scope: string; key: string };
+    idempotency?: IdempotencyClaim;
+    /**
+     * Multipart bodies: the fingerprint of the file's content, computed on demand (the request's other
+     * parts and the file name are in the body already). Set by multipart-order-body.ts.
+     */
+    multipartContentFingerprint?: () => Promise<string | undefined>;
   }
+}
+
+/** The key a running request owns. */
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  /** The hash claimed with (fields and file name for multipart). */
+  hash: string;
+  /** Set once the response is stored (by the route, in its transaction): onSend leaves the key alone. */
+  completed?: boolean;
+  /** Set when the outcome is one a retry can change: the key is released however the response looks. */
+  retryable?: boolean;
+}
+
+/** Statuses a retry of the same request can change: never stored. */
+const RETRYABLE_STATUSES = new Set([408, 409, 423, 425, 429]);
+
+/** Whether a response of this status is a final outcome, to be stored and replayed. */
+export function isFinalStatus(status: number): boolean {
+  return status < 500 && !RETRYABLE_STATUSES.has(status);
+}
+
+/** Marks this request's outcome as one a retry can change (the key is released, not stored). */
+export function markRetryable(request: FastifyRequest): void {
+  if (request.idempotency) request.idempotency.retryable = true;
+}
+
+/** The hash of a multipart request once its file's content is known. */
+export function multipartRequestHash(claimedHash: string, contentSha256: string): string {
+  return createHash('sha256').update(`${claimedHash}\n${contentSha256}`).digest('hex');
+}
+
+/**
+ * Stores the response of this request under its key with the executor of the caller's transaction (a
+ * creation commits with its key). `payload` is the exact body sent; `requestHash` replaces the claimed hash
+ * (multipart: once the file's content is hashed). No-op without a key.
+ */
+export async function completeIdempotencyIn(
+  trx: Executor,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: string,
+  requestHash?: string,
+): Promise<void> {
+  const claim = request.idempotency;
+  if (!claim) return;
+  await storeResponse(trx, claim, reply, payload, requestHash);
+}
+
+async function storeResponse(trx: Executor, claim: IdempotencyClaim, reply: FastifyReply, payload: string, requestHash?: string): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (typeof value === 'string') headers[name] = value;
+  }
+  await completeIdempotencyKey(trx, claim.scope, claim.key, { status: reply.statusCode, headers, body: payload }, requestHash);
+  claim.completed = true;
 }
 
 /** JSON with sorted keys: the same body always hashes the same, whatever the key order. */
@@ -60,8 +129,8 @@ function scopeOf(request: FastifyRequest): string {
 
 /**
  * Takes the key for this request, or answers from the stored record. Returns true when the request must
- * run (it owns the key, or carries none). Also used by handlers whose body is known only after streaming
- * it (multipart), with a fingerprint of what they read.
+ * run (it owns the key, or carries none). A stored multipart request is compared with its content too:
+ * its file is read (hashed, never stored) only when a finished record exists.
  */
 export async function claimIdempotency(db: Db, clock: Clock, request: FastifyRequest, reply: FastifyReply, bodyFingerprint: string): Promise<boolean> {
   const key = request.headers[IDEMPOTENCY_HEADER.toLowerCase()];
@@ -70,12 +139,15 @@ export async function claimIdempotency(db: Db, clock: Clock, request: FastifyReq
   const hash = requestHash(request, bodyFingerprint);
   for (let attempt = 0; attempt < 2; attempt++) {
     if (await acquireIdempotencyKey(db, scope, key, hash, clock.now(), LOCK_MS, TTL_MS)) {
-      request.idempotency = { scope, key };
+      request.idempotency = { scope, key, hash };
       return true;
     }
     const record = await findIdempotencyRecord(db, scope, key);
     if (!record) continue; // expired and deleted between the two statements: try once more
-    if (record.request_hash !== hash) {
+    // A running record holds the claimed hash; a finished multipart one the hash with the file's content.
+    const content = record.state === 'done' && request.multipartContentFingerprint ? await request.multipartContentFingerprint() : undefined;
+    const expected = content === undefined ? hash : multipartRequestHash(hash, content);
+    if (record.request_hash !== expected) {
       throw new RequestValidationError([{ type: 'value_error', loc: ['header', IDEMPOTENCY_HEADER], input: key, messageKey: 'validation.idempotency_key_reused' }]);
     }
     if (record.state === 'running') throw new ApiError(409, 'errors.idempotency_in_progress');
@@ -86,28 +158,28 @@ export async function claimIdempotency(db: Db, clock: Clock, request: FastifyReq
   throw new ApiError(409, 'errors.idempotency_in_progress');
 }
 
-/** Route hooks for JSON write routes: claim before the handler, store the response as it is sent. */
+/**
+ * Route hooks for write routes: claim before the handler; as the response is sent, store it when it is
+ * final and the route did not store it already, else release the key.
+ */
 export function idempotencyHooks(db: Db, clock: Clock): { preHandler: preHandlerHookHandler; onSend: onSendHookHandler } {
   return {
     preHandler: async (request, reply) => {
-      // A multipart file counts by its bytes (its upload id is new on every attempt).
-      const body = request.multipartFileSha256 ? { ...(request.body as object), file: request.multipartFileSha256 } : request.body;
-      await claimIdempotency(db, clock, request, reply, canonicalJson(body));
+      await claimIdempotency(db, clock, request, reply, canonicalJson(request.body));
     },
     onSend: async (request, reply, payload) => {
       const claim = request.idempotency;
       if (!claim) return payload;
       request.idempotency = undefined;
-      if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      if (claim.completed) return payload;
+      // A multipart request is stored with its file's content in the hash: a refused one's file is read
+      // now (and discarded); one whose file was taken but not stored whole cannot be, so it is released.
+      const content = request.multipartContentFingerprint ? await request.multipartContentFingerprint().catch(() => undefined) : null;
+      if (claim.retryable || !isFinalStatus(reply.statusCode) || typeof payload !== 'string' || content === undefined) {
         await releaseIdempotencyKey(db, claim.scope, claim.key);
         return payload;
       }
-      const headers: Record<string, string> = {};
-      for (const name of REPLAYED_HEADERS) {
-        const value = reply.getHeader(name);
-        if (typeof value === 'string') headers[name] = value;
-      }
-      await completeIdempotencyKey(db, claim.scope, claim.key, { status: reply.statusCode, headers, body: payload });
+      await storeResponse(db, claim, reply, payload, content === null ? undefined : multipartRequestHash(claim.hash, content));
       return payload;
     },
   };

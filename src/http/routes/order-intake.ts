@@ -18,27 +18,17 @@ import {
   type OrderResponseRequestT,
   type UploadRequestT,
 } from '../../contract/intake-schemas.js';
-import { ErrorDetail, HTTPValidationError, Order, SCOPES } from '../../contract/schemas.js';
-import { NotFoundError } from '../../domain/errors.js';
-import { createOrderFromUpload, respondToOrder, UploadRejectedError, type IntakeDeps } from '../../domain/intake/order-intake.service.js';
+import { ErrorDetail, HTTPValidationError, Order, SCOPES, type OrderT } from '../../contract/schemas.js';
+import { ApiError, NotFoundError } from '../../domain/errors.js';
+import { createOrderFromFile, createOrderFromUpload, respondToOrder, UPLOAD_PROBLEM_MESSAGES, UploadRejectedError, type IntakeDeps } from '../../domain/intake/order-intake.service.js';
 import { announceUpload, UploadTooLargeError } from '../../domain/intake/upload.service.js';
 import { findVisibleOrder } from '../../domain/orders/index.js';
-import type { MessageKey } from '../../i18n/catalogue.js';
 import { requireScope } from '../../oauth/index.js';
 import { readSecurity, ref, SECURITY_SCHEME } from '../openapi/route-docs.js';
 import { RequestValidationError } from '../validation/index.js';
-import { IdempotencyHeaderSchema, idempotencyHooks } from '../plugins/idempotency.js';
-import { MULTIPART_MAX_FILE_BYTES, multipartOrderBody } from './multipart-order-body.js';
+import { completeIdempotencyIn, IdempotencyHeaderSchema, idempotencyHooks, markRetryable, multipartRequestHash } from '../plugins/idempotency.js';
+import { discardUnreadMultipart, MULTIPART_MAX_FILE_BYTES, multipartOrderBody } from './multipart-order-body.js';
 
-const UPLOAD_PROBLEM_MESSAGES: Record<UploadRejectedError['problem'], MessageKey> = {
-  unknown: 'validation.upload_unknown',
-  empty: 'validation.upload_empty',
-  used: 'validation.upload_used',
-  expired: 'validation.upload_expired',
-  size_mismatch: 'validation.upload_size_mismatch',
-};
-
-/** An unusable upload id as a pydantic-style 422 on the field that named it. */
 /**
  * A write with no body at all (no Content-Type, empty payload) skips Fastify's body validation, so the
  * handler checks it: pydantic's answer for an absent body is `missing` at `["body"]`.
@@ -49,9 +39,10 @@ function requireBody(body: unknown): void {
   }
 }
 
+/** An unusable upload id as a pydantic-style 422 on the field that named it. */
 export function uploadRejection(err: UploadRejectedError, field: 'upload_id' | 'upload_ids' | 'file'): RequestValidationError {
   const loc = field === 'upload_ids' && err.index !== null ? ['body', 'upload_ids', err.index] : ['body', field === 'file' ? 'file' : 'upload_id'];
-  return new RequestValidationError([{ type: 'value_error', loc, input: err.uploadId, ctx: { reason: err.problem }, messageKey: UPLOAD_PROBLEM_MESSAGES[err.problem] }]);
+  return new RequestValidationError([{ type: 'value_error', loc, input: err.uploadId, ctx: { reason: err.problem }, messageKey: UPLOAD_PROBLEM_MESSAGES[err.problem].api }]);
 }
 
 function writeSecurity(): Array<Record<string, string[]>> {
@@ -71,13 +62,16 @@ function responses(status: number, ok: TSchema, extra: Record<number, string> = 
   return out;
 }
 
+const TOO_MANY_UPLOADS =
+  'A per-user upload limit holds: too many uploads created in the window, or too many (or too many bytes of) uploads not yet used by an order. `Retry-After` says when to try again.';
+
 const lang = Type.Optional(Type.String({ description: 'Language of human-readable messages (en, fr, de, es, ja).' }));
 const LangHeader = Type.Object({ lang });
 const WriteHeaders = Type.Object({ lang, 'Idempotency-Key': IdempotencyHeaderSchema });
 
 /** Registers the intake routes over the process's storage, upload presigner, clock and orders context. */
 export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
-  const { config, database, storage, clock, orders, uploadPresigner } = app.services;
+  const { config, database, storage, clock, orders, uploadPresigner, uploadLimits } = app.services;
   const idempotent = idempotencyHooks(database.db, clock);
   // Writes take JSON (and multipart on POST /v1/orders) only. Fastify's built-in text/plain parser would
   // hand a string to routes whose body schema is keyed by content type, which skips validation there:
@@ -100,13 +94,13 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
         headers: WriteHeaders,
         body: uploadRequestSchema(config.maxUploadBytes),
         security: writeSecurity(),
-        response: responses(201, UploadTicket, { 409: 'A request with the same Idempotency-Key is still running.' }),
+        response: responses(201, UploadTicket, { 409: 'A request with the same Idempotency-Key is still running.', 429: TOO_MANY_UPLOADS }),
       },
     },
     async (request, reply) => {
       try {
         const ticket = await announceUpload(
-          { db: database.db, clock, presigner: uploadPresigner, maxUploadBytes: config.maxUploadBytes, uploadTtlSeconds: config.uploadTtlSeconds },
+          { db: database.db, clock, presigner: uploadPresigner, maxUploadBytes: config.maxUploadBytes, uploadTtlSeconds: config.uploadTtlSeconds, limits: uploadLimits },
           request.principal,
           request.body,
         );
@@ -126,30 +120,83 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
       onRequest: requireScope(SCOPES.write),
       config: { operationName: 'create_order' },
       ...idempotent,
-      preValidation: multipartOrderBody({ db: database.db, clock, storage, uploadTtlSeconds: config.uploadTtlSeconds }),
+      preValidation: multipartOrderBody(),
+      onResponse: discardUnreadMultipart,
       schema: {
         summary: 'Create Order',
         description:
-          'Creates an order from an upload whose bytes have arrived (JSON with `upload_id`), or from a file sent in the request (`multipart/form-data`, at most 25 MiB). The order starts `In Progress` and its analysis is queued.',
+          'Creates an order from an upload whose bytes have arrived (JSON with `upload_id`), or from a file sent in the request (`multipart/form-data`, at most 25 MiB, the fields before the file: nothing is stored unless every check passed). The order starts `In Progress` and its analysis is queued.',
         tags: ['orders'],
         headers: WriteHeaders,
         body: { content: { 'application/json': { schema: CreateOrderRequest }, 'multipart/form-data': { schema: CreateOrderMultipartRequest } } },
         security: writeSecurity(),
-        response: responses(201, ref(Order), { 409: 'A request with the same Idempotency-Key is still running.' }),
+        response: responses(201, ref(Order), {
+          409: 'A request with the same Idempotency-Key is still running.',
+          413: 'The multipart file is larger than 25 MiB.',
+          429: TOO_MANY_UPLOADS,
+        }),
       },
     },
     async (request, reply) => {
       requireBody(request.body);
+      const pending = request.multipartFile;
+      const { file: _file, upload_id: uploadId, ...fields } = { file: undefined, upload_id: undefined, ...request.body };
+      const order = { ...fields, project_id: fields.project_id ?? null };
+      // The 201 as it is sent, stored under the Idempotency-Key in the transaction that creates the order.
+      let payload = '';
+      const answer = (created: OrderT) => {
+        reply.code(201).header('Location', `/v1/orders/${encodeURIComponent(created.order_id)}`).header('Cache-Control', 'no-store').type('application/json; charset=utf-8');
+        payload = reply.serialize(created) as string;
+      };
       try {
-        const { file, upload_id: uploadId, ...fields } = { file: undefined, upload_id: undefined, ...request.body };
-        const order = await createOrderFromUpload(intakeDeps, request.principal, {
-          ...fields,
-          upload_id: (file ?? uploadId)!,
-          project_id: fields.project_id ?? null,
-        });
-        return reply.code(201).header('Location', `/v1/orders/${encodeURIComponent(order.order_id)}`).header('Cache-Control', 'no-store').send(order);
+        // Without a key the creation stays one statement, no transaction around it (the intake's hot path).
+        const keyed = request.idempotency !== undefined;
+        if (!pending) {
+          const created = await createOrderFromUpload(intakeDeps, request.principal, { ...order, upload_id: uploadId! }, {
+            inTransaction: keyed
+              ? async (trx, created) => {
+                  answer(created);
+                  await completeIdempotencyIn(trx, request, reply, payload);
+                }
+              : undefined,
+          });
+          if (!keyed) answer(created);
+          return reply.send(payload);
+        }
+        let contentFingerprint = '';
+        const { order: created } = await createOrderFromFile(
+          { ...intakeDeps, uploadTtlSeconds: config.uploadTtlSeconds, limits: uploadLimits },
+          request.principal,
+          order,
+          { fileName: pending.fileName, contentType: pending.contentType, take: () => pending.take(), maxBytes: MULTIPART_MAX_FILE_BYTES, truncated: () => pending.truncated },
+          {
+            beforeCreate: async (received) => {
+              pending.received(received.sha256);
+              contentFingerprint = (await pending.contentFingerprint())!;
+              const after = await pending.partsAfterFile();
+              if (after.length > 0) {
+                throw new RequestValidationError(after.map((name) => ({ type: 'extra_forbidden', loc: ['body', name], input: null, messageKey: 'validation.multipart_part_after_file' })));
+              }
+            },
+            inTransaction: keyed
+              ? async (trx, created) => {
+                  answer(created);
+                  await completeIdempotencyIn(trx, request, reply, payload, multipartRequestHash(request.idempotency!.hash, contentFingerprint));
+                }
+              : undefined,
+          },
+        );
+        if (!keyed) answer(created);
+        return reply.send(payload);
       } catch (err) {
-        if (err instanceof UploadRejectedError) throw uploadRejection(err, request.isMultipart() ? 'file' : 'upload_id');
+        if (err instanceof UploadRejectedError) {
+          // Bytes that have not arrived yet may arrive: a retry can succeed, so the key is not kept.
+          if (err.problem === 'empty') markRetryable(request);
+          throw uploadRejection(err, pending ? 'file' : 'upload_id');
+        }
+        if (err instanceof UploadTooLargeError || (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'errors.payload_too_large');
+        // The form broke off or was malformed while the file was read: the client's fault.
+        if (typeof (err as { code?: string }).code === 'string' && (err as { code: string }).code.startsWith('FST_')) throw new ApiError(400, 'errors.bad_request', { cause: err });
         throw err;
       }
     },
@@ -200,7 +247,10 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
         const order = await respondToOrder(intakeDeps, request.principal, request.params.order_id, request.body);
         return reply.code(201).header('Cache-Control', 'no-store').send(order);
       } catch (err) {
-        if (err instanceof UploadRejectedError) throw uploadRejection(err, 'upload_ids');
+        if (err instanceof UploadRejectedError) {
+          if (err.problem === 'empty') markRetryable(request);
+          throw uploadRejection(err, 'upload_ids');
+        }
         throw err;
       }
     },

@@ -1,5 +1,5 @@
 /** Queries on `signing_keys`. Key generation and rotation run under one advisory lock. */
-import { sql, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
 import type { Db, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 
@@ -54,16 +54,34 @@ export async function listSigningKeys(db: Executor): Promise<SigningKeyRow[]> {
   return rows.map(toRow);
 }
 
-/** Active keys and keys retired after `retiredAfter` (whose tokens may still be valid), newest first. */
-export async function listPublishedSigningKeys(db: Executor, retiredAfter: Date): Promise<SigningKeyRow[]> {
+export interface PublishedSigningKeyRow extends SigningKeyRow {
+  /** True when the key signed at least one certificate: then it stays published forever. */
+  signedCertificates: boolean;
+}
+
+/**
+ * The keys the JWKS publishes, newest first: active keys, keys retired after `retiredAfter` (whose access
+ * tokens may still be valid), and every key that signed a certificate (certificates verify for years
+ * against the JWKS alone, DECISIONS 9).
+ */
+export async function listPublishedSigningKeys(db: Executor, retiredAfter: Date): Promise<PublishedSigningKeyRow[]> {
+  const signed = (eb: ExpressionBuilder<Database, 'signing_keys'>) =>
+    eb.exists(eb.selectFrom('certificates').select(sql<number>`1`.as('one')).whereRef('certificates.kid', '=', 'signing_keys.kid'));
   const rows = await db
     .selectFrom('signing_keys')
     .selectAll()
-    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredAfter)]))
+    .select((eb) => signed(eb).as('signed_certificates'))
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredAfter), signed(eb)]))
     .orderBy('created_at', 'desc')
     .orderBy('kid', 'desc')
     .execute();
-  return rows.map(toRow);
+  return rows.map((r) => ({ ...toRow(r), signedCertificates: r.signed_certificates === true }));
+}
+
+/** The ids of the keys that signed at least one certificate (`keys list`). */
+export async function listCertificateSigningKids(db: Executor): Promise<Set<string>> {
+  const rows = await db.selectFrom('certificates').select('kid').distinct().execute();
+  return new Set(rows.map((r) => r.kid));
 }
 
 export async function countActiveSigningKeys(db: Executor): Promise<number> {

@@ -1,7 +1,11 @@
 /**
  * Signing key lifecycle: the first key is created on first start (race-safe across instances), `keys
  * rotate` adds a key that signs from then on and retires the previous one, and retired public keys stay
- * published until every token they signed has expired.
+ * published until every token they signed has expired, or forever when they signed a certificate.
+ *
+ * Certificates (src/domain/certificates/) are signed by these same keys: one JWKS, one rotation command.
+ * A token and a certificate cannot pass for each other because every verifier pins `typ`
+ * (`at+jwt` for access tokens, `certdesk-certificate+jwt` for certificates) and checks its own claims.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Db, Executor } from '../../storage/database.js';
@@ -23,9 +27,12 @@ export const RETIREMENT_SKEW_SECONDS = 300;
 export interface KeyRing {
   /** The key that signs new tokens: the newest active one. */
   signing: { kid: string; privateKey: CryptoKey };
-  /** Public keys accepted for verification, by kid (active and recently retired keys). */
+  /**
+   * Public keys accepted for access-token verification, by kid (active and recently retired keys). A key
+   * kept published only for its certificates is not here: no token it signed can still be valid.
+   */
   verification: Map<string, CryptoKey>;
-  /** The JWKS document (`/.well-known/jwks.json`). */
+  /** The JWKS document (`/.well-known/jwks.json`): the keys above and every key that signed a certificate. */
   jwks: { keys: JWK[] };
   /** Whether the signing key is stored encrypted. */
   signingKeyEncrypted: boolean;
@@ -97,7 +104,8 @@ export async function loadKeyRing(db: Executor, options: KeyRingOptions): Promis
   for (const row of rows) {
     if (row.alg !== SIGNING_ALG) continue;
     const publicJwk = row.publicJwk as JWK;
-    verification.set(row.kid, (await importJWK(publicJwk, SIGNING_ALG)) as CryptoKey);
+    const tokensMayBeValid = row.retiredAt === null || row.retiredAt > cutoff;
+    if (tokensMayBeValid) verification.set(row.kid, (await importJWK(publicJwk, SIGNING_ALG)) as CryptoKey);
     jwks.push({ kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x, y: publicJwk.y, kid: row.kid, alg: SIGNING_ALG, use: 'sig' });
   }
   return { signing: { kid: active.kid, privateKey }, verification, jwks: { keys: jwks }, signingKeyEncrypted: active.encrypted };

@@ -75,9 +75,11 @@ export class LocalDirectoryStorage implements ObjectStorage {
         throw new ObjectSizeMismatchError(options.expectedSize, counter.count);
       }
       await fs.mkdir(path.dirname(file), { recursive: true });
-      await this.atomicWrite(meta, JSON.stringify({ contentType: options.contentType, size: counter.count }));
+      const metadata = JSON.stringify({ contentType: options.contentType, size: counter.count });
       if (options.ifNoneMatch) {
-        // link() fails when the target exists: a first-writer-wins, atomic "create only".
+        // link() fails when the target exists: a first-writer-wins, atomic "create only". Only the writer
+        // whose bytes won writes the metadata, so a refused second PUT changes neither bytes nor type. Until
+        // the metadata lands (a moment, or never after a crash) the object reads as application/octet-stream.
         try {
           await fs.link(tmp, file);
         } catch (err) {
@@ -85,7 +87,9 @@ export class LocalDirectoryStorage implements ObjectStorage {
           throw err;
         }
         await fs.rm(tmp, { force: true });
+        await this.atomicWrite(meta, metadata);
       } else {
+        await this.atomicWrite(meta, metadata);
         await fs.rename(tmp, file);
       }
       return { size: counter.count };

@@ -4,6 +4,7 @@
  * with a byte counter, presigned PUT and GET used with plain HTTP.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +50,28 @@ function contract(name: string, open: () => ObjectStorage) {
         assert.equal(await storage.head('orgs/a/t.bin'), null);
       }
     });
+
+    it('streams a body larger than an S3 part (multipart on S3) from a generator, bytes intact', async () => {
+      const chunk = Buffer.alloc(256 * 1024);
+      const hash = createHash('sha256');
+      let produced = 0;
+      async function* source() {
+        for (let i = 0; i < 48; i++) {
+          chunk.fill(i);
+          hash.update(chunk);
+          produced += chunk.length;
+          yield Buffer.from(chunk);
+        }
+      }
+      const { size } = await storage.putStream('orgs/a/big.bin', Readable.from(source()), { contentType: 'application/octet-stream', ifNoneMatch: true });
+      assert.equal(size, 12 * 1024 * 1024);
+      assert.equal(produced, size);
+      assert.deepEqual(await storage.head('orgs/a/big.bin'), { size, contentType: 'application/octet-stream' });
+      const read = createHash('sha256');
+      for await (const c of (await storage.get('orgs/a/big.bin'))!.body) read.update(c as Buffer);
+      assert.equal(read.digest('hex'), hash.digest('hex'));
+      await storage.delete('orgs/a/big.bin');
+    });
   });
 }
 
@@ -73,19 +96,35 @@ describe('local directory specifics', () => {
     assert.equal(await text(await storage.get('k')), 'a');
   });
 
-  it('the upload signature binds key, size and expiry', async () => {
+  it('a refused create-only write changes neither the bytes nor the stored content type', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-objects-'));
+    try {
+      const storage = new LocalDirectoryStorage(dir);
+      await storage.putStream('k', Readable.from([Buffer.from('a')]), { contentType: 'image/png', ifNoneMatch: true });
+      await assert.rejects(storage.putStream('k', Readable.from([Buffer.from('<b>')]), { contentType: 'text/html', ifNoneMatch: true }), ObjectExistsError);
+      assert.deepEqual(await storage.head('k'), { size: 1, contentType: 'image/png' });
+      assert.equal(await text(await storage.get('k')), 'a');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the upload signature binds key, size, expiry and content type', async () => {
     const signer = new HmacUploadPresigner(Buffer.alloc(32, 1), 'https://x.test');
     const expiresAt = new Date(1_900_000_000_000);
     const { url, headers, method } = await signer.presignUpload({ key: 'orgs/a/u', size: 10, contentType: 'image/png', expiresAt });
     assert.equal(method, 'PUT');
     assert.deepEqual(headers, { 'Content-Type': 'image/png' });
     const q = new URL(url).searchParams;
-    const check = (key: string, size: string, expires: string, now = 1_899_999_999) => signer.verify(key, expires, size, q.get('signature'), now);
+    const check = (key: string, size: string, expires: string, now = 1_899_999_999, type: string | null = 'image/png') => signer.verify(key, expires, size, q.get('signature'), type ?? undefined, now);
     assert.equal(check('orgs/a/u', '10', q.get('expires')!), 'ok');
     assert.equal(check('orgs/a/u', '10', q.get('expires')!, 1_900_000_001), 'expired');
     assert.equal(check('orgs/a/v', '10', q.get('expires')!), 'bad-signature');
     assert.equal(check('orgs/a/u', '11', q.get('expires')!), 'bad-signature');
     assert.equal(check('orgs/a/u', '10', '1900000001'), 'bad-signature');
+    for (const type of ['text/html', 'image/PNG', 'image/png; charset=utf-8', '', null]) {
+      assert.equal(check('orgs/a/u', '10', q.get('expires')!, 1_899_999_999, type), 'bad-signature', String(type));
+    }
   });
 });
 

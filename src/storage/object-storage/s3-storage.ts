@@ -49,13 +49,13 @@ function isNotFound(err: unknown): boolean {
   return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
 }
 
-/** Collects a stream into one buffer, failing as soon as more than `limit` bytes arrive. */
-async function collect(body: Readable, limit: number | undefined): Promise<Buffer> {
-  const counter = byteCounter(limit);
-  const chunks: Buffer[] = [];
-  for await (const chunk of body.pipe(counter)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
+/**
+ * Streamed writes go up in parts of this size (S3's minimum), at most UPLOAD_QUEUE_SIZE parts in flight:
+ * a write holds at most ~10 MiB in memory whatever the file's size. A body smaller than one part is one
+ * plain PutObject.
+ */
+const UPLOAD_PART_BYTES = 5 * 1024 * 1024;
+const UPLOAD_QUEUE_SIZE = 2;
 
 export class S3ObjectStorage implements ObjectStorage, UploadPresigner {
   readonly description: string;
@@ -94,27 +94,39 @@ export class S3ObjectStorage implements ObjectStorage, UploadPresigner {
   }
 
   async putStream(key: string, body: Readable, options: PutStreamOptions): Promise<{ size: number }> {
-    // Bodies that reach here are bounded by their route (multipart files of at most 25 MiB); large assets
-    // go straight to the bucket with a presigned PUT and never pass through the service.
-    const bytes = await collect(body, options.expectedSize);
-    if (options.expectedSize !== undefined && bytes.length !== options.expectedSize) throw new ObjectSizeMismatchError(options.expectedSize, bytes.length);
-    const { sdk, client } = await this.load();
+    // Streamed through @aws-sdk/lib-storage (multipart upload, parts sent as they fill, aborted on error),
+    // never collected whole. If-None-Match rides on the PutObject, or on CompleteMultipartUpload.
+    const { Upload } = await import('@aws-sdk/lib-storage');
+    const { client } = await this.load();
+    const counter = byteCounter(options.expectedSize);
+    body.on('error', (err) => counter.destroy(err));
+    const bucketKey = this.bucketKey(key);
+    const upload = new Upload({
+      client,
+      partSize: UPLOAD_PART_BYTES,
+      queueSize: UPLOAD_QUEUE_SIZE,
+      leavePartsOnError: false,
+      params: {
+        Bucket: this.options.bucket,
+        Key: bucketKey,
+        Body: body.pipe(counter),
+        ContentType: options.contentType,
+        ...(options.ifNoneMatch ? { IfNoneMatch: '*' } : {}),
+      },
+    });
     try {
-      await client.send(
-        new sdk.PutObjectCommand({
-          Bucket: this.options.bucket,
-          Key: this.bucketKey(key),
-          Body: bytes,
-          ContentType: options.contentType,
-          ContentLength: bytes.length,
-          ...(options.ifNoneMatch ? { IfNoneMatch: '*' } : {}),
-        }),
-      );
+      await upload.done();
     } catch (err) {
       if ((err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) throw new ObjectExistsError(`object ${key} already exists`);
+      // lib-storage reports the body's own error (e.g. ObjectSizeMismatchError from the counter) as is.
       throw err;
     }
-    return { size: bytes.length };
+    if (options.expectedSize !== undefined && counter.count !== options.expectedSize) {
+      // Too few bytes: the object was written; it must not stay under the key.
+      await this.delete(key);
+      throw new ObjectSizeMismatchError(options.expectedSize, counter.count);
+    }
+    return { size: counter.count };
   }
 
   async get(key: string, range?: ByteRange): Promise<StoredObject | null> {

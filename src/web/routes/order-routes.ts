@@ -10,6 +10,7 @@ import {
   sortProjectNames,
   toOrderPreviewObject,
 } from '../../domain/orders/index.js';
+import { getOrderHistory } from '../../domain/history/order-history.service.js';
 import { latestEvidenceRequestNote } from '../../domain/review/index.js';
 import { requireSession, sessionOf } from '../guards.js';
 import { sendNotFound, sendPage } from '../respond.js';
@@ -55,11 +56,14 @@ export function orderRoutes(deps: WebDeps): FastifyPluginAsync {
     });
 
     app.get<{ Params: { orderId: string }; Querystring: { responded?: string } }>('/orders/:orderId', async (req, reply) => {
-      const order = await findVisibleOrder(deps.orders, principalOf(sessionOf(req)), req.params.orderId);
+      const principal = principalOf(sessionOf(req));
+      const order = await findVisibleOrder(deps.orders, principal, req.params.orderId);
       if (!order) return sendNotFound(req.web, reply);
+      // The history is for organization administrators (DECISIONS 9); members read it through the API.
+      const history = principal.isAdmin ? (await getOrderHistory(deps.db, principal, order.order_id))?.events : undefined;
       // Ask for evidence: the reviewer's note is shown to the customer while the order waits for them.
       const evidenceRequest = order.order_state === 'Action Required' ? await latestEvidenceRequestNote(deps.db, order.order_id) : null;
-      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1', evidenceRequest }));
+      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1', evidenceRequest, ...(history ? { history } : {}) }));
     });
   };
 }

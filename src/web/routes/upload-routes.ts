@@ -15,8 +15,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, NotFoundError } from '../../domain/errors.js';
 import { analysisJobKey } from '../../domain/background/job-kinds.js';
 import { unfinishedJobExists } from '../../domain/background/jobs.repository.js';
-import { createOrderFromUpload, respondToOrder, UploadRejectedError, type IntakeDeps, type UploadProblem } from '../../domain/intake/order-intake.service.js';
+import { createOrderFromUpload, respondToOrder, UPLOAD_PROBLEM_MESSAGES, UploadRejectedError, type IntakeDeps } from '../../domain/intake/order-intake.service.js';
 import { announceUpload, UploadTooLargeError } from '../../domain/intake/upload.service.js';
+import { UploadLimitError } from '../../domain/intake/upload-limits.js';
 import { findVisibleOrder, listVisibleProjects, sortProjectNames } from '../../domain/orders/index.js';
 import { isUuid } from '../../domain/uuid.js';
 import { translate } from '../../i18n/index.js';
@@ -37,14 +38,6 @@ const ACCEPTED_EXTENSIONS = new Set(['png', 'jpg', 'jpeg', 'webp', 'tif', 'tiff'
 const ACCEPTED_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/vnd.adobe.photoshop', 'image/x-photoshop', 'application/x-photoshop', 'image/psd']);
 const CONTENT_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/;
 
-const UPLOAD_PROBLEMS: Record<UploadProblem, `web.upload.problem_${UploadProblem}`> = {
-  unknown: 'web.upload.problem_unknown',
-  empty: 'web.upload.problem_empty',
-  used: 'web.upload.problem_used',
-  expired: 'web.upload.problem_expired',
-  size_mismatch: 'web.upload.problem_size_mismatch',
-};
-
 /** A file that may become an order: its extension or its media type names an accepted format. */
 export function isAcceptedAsset(fileName: string, contentType: string): boolean {
   const ext = /\.([A-Za-z0-9]+)$/.exec(fileName)?.[1]?.toLowerCase() ?? '';
@@ -57,7 +50,7 @@ function sendError(reply: FastifyReply, status: number, message: string): Fastif
 
 /** A domain refusal as a JSON error in the page language; anything else is rethrown (500 page). */
 function sendDomainError(ctx: WebContext, reply: FastifyReply, err: unknown): FastifyReply {
-  if (err instanceof UploadRejectedError) return sendError(reply, 422, ctx.t(UPLOAD_PROBLEMS[err.problem]));
+  if (err instanceof UploadRejectedError) return sendError(reply, 422, ctx.t(UPLOAD_PROBLEM_MESSAGES[err.problem].web));
   if (err instanceof ApiError) return sendError(reply, err.statusCode, translate(ctx.lang, err.messageKey, err.vars));
   throw err;
 }
@@ -107,7 +100,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       }
       try {
         const ticket = await announceUpload(
-          { db: deps.db, clock: deps.clock, presigner: deps.uploadPresigner, maxUploadBytes: deps.config.maxUploadBytes, uploadTtlSeconds: deps.config.uploadTtlSeconds },
+          { db: deps.db, clock: deps.clock, presigner: deps.uploadPresigner, maxUploadBytes: deps.config.maxUploadBytes, uploadTtlSeconds: deps.config.uploadTtlSeconds, limits: deps.uploadLimits },
           principalOf(sessionOf(req)),
           { file_name: fileName, content_type: contentType, size },
         );
@@ -115,6 +108,9 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       } catch (err) {
         if (err instanceof UploadTooLargeError) {
           return sendError(reply, 422, t('web.upload.too_large', { name: fileName, limit: formatBytes(req.web.lang, err.limit) }));
+        }
+        if (err instanceof UploadLimitError) {
+          return sendError(reply.header('Retry-After', String(err.retryAfterSeconds)), 429, translate(req.web.lang, err.messageKey, err.vars));
         }
         throw err;
       }
@@ -182,7 +178,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       } catch (err) {
         if (!json && err instanceof NotFoundError) return sendNotFound(ctx, reply);
         if (json) return sendDomainError(ctx, reply, err);
-        if (err instanceof UploadRejectedError) return refuse(422, ctx.t(UPLOAD_PROBLEMS[err.problem]));
+        if (err instanceof UploadRejectedError) return refuse(422, ctx.t(UPLOAD_PROBLEM_MESSAGES[err.problem].web));
         if (err instanceof ApiError) return refuse(err.statusCode, translate(ctx.lang, err.messageKey, err.vars));
         throw err;
       }

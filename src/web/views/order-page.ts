@@ -5,6 +5,8 @@ import type { WebContext } from '../web-context.js';
 import { annotationDetails, annotationLabel, annotationOverlay } from './annotation-overlay.js';
 import { stateClass, timeElement } from './format.js';
 import { page } from './layout.js';
+import type { OrderHistoryEventT } from '../../contract/history-schemas.js';
+import { orderHistoryList } from './order-history.js';
 import { liveAnalysisLabels, liveStatus, responseForm } from './order-live.js';
 
 function remediationLabel(ctx: WebContext, value: number): string {
@@ -100,8 +102,16 @@ export function annotationList(ctx: WebContext, o: OrderT): SafeHtml {
   )}</ol>`;
 }
 
-/** `responded`: the page follows a response sent without JavaScript (it says so). */
-export function orderPage(ctx: WebContext, o: OrderT, options: { responded?: boolean; evidenceRequest?: string | null } = {}): SafeHtml {
+/**
+ * `responded`: the page follows a response sent without JavaScript (it says so). `history`: the order's
+ * events, given only to organization administrators (the section is absent otherwise). `evidenceRequest`:
+ * the reviewer's note of an `Ask for evidence`, shown to the customer while the order waits for them.
+ */
+export function orderPage(
+  ctx: WebContext,
+  o: OrderT,
+  options: { responded?: boolean; history?: readonly OrderHistoryEventT[]; evidenceRequest?: string | null } = {},
+): SafeHtml {
   const t = ctx.t;
   const annotations = o.annotations ?? [];
   const preview = o.asset_preview_url
@@ -129,6 +139,7 @@ export function orderPage(ctx: WebContext, o: OrderT, options: { responded?: boo
           ${section('failed-title', t('web.order.failed_items'), failedItems(ctx, o))}
           ${section('layers-title', t('web.order.layers'), layers(ctx, o))}
           ${section('review-title', t('web.order.review'), review(ctx, o))}
+          ${options.history ? section('history-title', t('web.order.history'), orderHistoryList(ctx, options.history)) : ''}
         </div>
       </div>`,
   });

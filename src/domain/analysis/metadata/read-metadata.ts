@@ -5,6 +5,7 @@
  * (ag-psd). Reading metadata never decodes pixels.
  */
 import exifr from 'exifr';
+import { DEFAULT_IMAGE_LIMITS, psdMemoryLimit, type ImageLimits } from '../decoding/image-limits.js';
 import { loadSharp } from '../image-libraries.js';
 import { readPsdFile } from '../rendering/psd.js';
 
@@ -51,8 +52,11 @@ async function parseBlock(kind: 'exif' | 'xmp' | 'iptc', block: Buffer): Promise
   return exifr.sidecar(block, { mergeOutput: false }, kind);
 }
 
-async function addBlock(out: MetadataField[], kind: 'exif' | 'xmp' | 'iptc', block: Buffer | undefined): Promise<void> {
+async function addBlock(out: MetadataField[], kind: 'exif' | 'xmp' | 'iptc', block: Buffer | undefined, maxBlockBytes: number): Promise<void> {
   if (!block || block.length === 0) return;
+  // Never handed to exifr: a 16 MiB XMP block costs it seconds of CPU and a gigabyte. The header check
+  // (decoding/inspect.ts) refuses such a file first; this is the last line.
+  if (block.length > maxBlockBytes) throw new Error(`the ${kind} block (${block.length} bytes) is above the limit of ${maxBlockBytes} bytes`);
   try {
     flatten(kind, await parseBlock(kind, block), '', out);
   } catch {
@@ -62,20 +66,22 @@ async function addBlock(out: MetadataField[], kind: 'exif' | 'xmp' | 'iptc', blo
 
 /**
  * @param format as `file_type` detected it: png, jpeg, webp, tiff or psd
- * @throws when the file's header cannot be read at all (the job is retried, then fails)
+ * @param limits the header limits (`maxMetadataBytes`: larger blocks are never parsed)
+ * @throws when the file's header cannot be read at all, or a block is above the limit
  */
-export async function readMetadataFields(bytes: Buffer, format: string): Promise<MetadataField[]> {
+export async function readMetadataFields(bytes: Buffer, format: string, limits: ImageLimits = DEFAULT_IMAGE_LIMITS): Promise<MetadataField[]> {
   const out: MetadataField[] = [];
+  const max = limits.maxMetadataBytes;
   if (format === 'psd') {
-    const xmp = (await readPsdFile(bytes, { layers: false, composite: false })).imageResources?.xmpMetadata;
-    await addBlock(out, 'xmp', xmp ? Buffer.from(xmp, 'utf8') : undefined);
+    const xmp = (await readPsdFile(bytes, { layers: false, composite: false }, psdMemoryLimit(limits))).imageResources?.xmpMetadata;
+    await addBlock(out, 'xmp', xmp ? Buffer.from(xmp, 'utf8') : undefined, max);
     return out;
   }
   const sharp = await loadSharp();
   const meta = await sharp(bytes).metadata();
-  await addBlock(out, 'exif', meta.exif);
-  await addBlock(out, 'xmp', meta.xmp);
-  await addBlock(out, 'iptc', meta.iptc);
+  await addBlock(out, 'exif', meta.exif, max);
+  await addBlock(out, 'xmp', meta.xmp, max);
+  await addBlock(out, 'iptc', meta.iptc, max);
   for (const c of meta.comments ?? []) out.push({ source: 'png-text', name: c.keyword, value: c.text.slice(0, MAX_VALUE_CHARS) });
   return out;
 }

@@ -31,13 +31,20 @@ export interface PsdLayer {
 const readOptions = { useImageData: true, skipThumbnail: true, skipLinkedFilesData: true } as const;
 
 /**
- * Reads a PSD's header, image resources (XMP) and, on request, its layers and composite image.
- * @throws when the file is not a readable PSD (truncated, corrupt)
+ * Reads a PSD's header, image resources (XMP), layer records and, on request, its layers' pixels and
+ * composite image. `memoryLimit` caps the bytes ag-psd allocates for pixels (its `totalMemoryLimit`;
+ * default: ag-psd's own 2 GiB): above it the read throws instead of allocating.
+ * @throws when the file is not a readable PSD (truncated, corrupt) or needs more than `memoryLimit`
  */
-export async function readPsdFile(bytes: Buffer, want: { layers: boolean; composite: boolean }): Promise<Psd> {
+export async function readPsdFile(bytes: Buffer, want: { layers: boolean; composite: boolean }, memoryLimit?: number): Promise<Psd> {
   const { initializeCanvas, readPsd } = await loadAgPsd();
   ensureCanvasFree(initializeCanvas);
-  return readPsd(bytes, { ...readOptions, skipLayerImageData: !want.layers, skipCompositeImageData: !want.composite });
+  return readPsd(bytes, {
+    ...readOptions,
+    skipLayerImageData: !want.layers,
+    skipCompositeImageData: !want.composite,
+    ...(memoryLimit !== undefined ? { totalMemoryLimit: memoryLimit } : {}),
+  });
 }
 
 /** Every layer that has pixels, groups flattened into `Group / Layer` names, bottom to top as stored. */

@@ -34,7 +34,7 @@ describe('rendering: previews and PSD layers', () => {
     assert.deepEqual((await renderAsset(await flatImage('png'), 'png')).layers, []);
   });
 
-  it('throws on a truncated PNG and a truncated PSD (the job retries, then fails)', async () => {
+  it('throws on a truncated PNG and a truncated PSD (the decoders turn it into PermanentJobError)', async () => {
     await assert.rejects(renderAsset(await truncatedPng(), 'png'));
     await assert.rejects(renderAsset(truncatedPsd(), 'psd'));
   });

@@ -5,6 +5,7 @@
  * throws: the analysis job is retried, and fails for good when it keeps throwing.
  */
 import type { Sharp } from 'sharp';
+import { DEFAULT_IMAGE_LIMITS, psdMemoryLimit, type ImageLimits } from '../decoding/image-limits.js';
 import { loadSharp } from '../image-libraries.js';
 import { pixelLayers, readPsdFile, type RgbaImage } from './psd.js';
 
@@ -16,8 +17,11 @@ export interface RenderedLayer {
   png: Buffer;
 }
 
-/** Fail on any decoder warning (a truncated PNG or JPEG is an error, not a half-grey picture). */
-const INPUT = { failOn: 'warning', limitInputPixels: 268_402_689 } as const;
+/**
+ * Fail on any decoder warning (a truncated PNG or JPEG is an error, not a half-grey picture); refuse to
+ * decode more pixels than the header check let through.
+ */
+const inputOptions = (limits: ImageLimits) => ({ failOn: 'warning', limitInputPixels: limits.maxImagePixels }) as const;
 
 /** 8-bit RGBA bytes of a layer (deep PSDs keep 16-bit integer or 32-bit float channels). */
 function rgba8(image: RgbaImage): Buffer {
@@ -46,20 +50,20 @@ function previewOf(image: Sharp): Promise<Buffer> {
 }
 
 /** The preview of a PNG, JPEG, WebP or TIFF (`format` as `file_type` detected it), or of a PSD. */
-export async function renderPreview(bytes: Buffer, format: string): Promise<Buffer> {
+export async function renderPreview(bytes: Buffer, format: string, limits: ImageLimits = DEFAULT_IMAGE_LIMITS): Promise<Buffer> {
   if (format === 'psd') {
-    const psd = await readPsdFile(bytes, { layers: false, composite: true });
+    const psd = await readPsdFile(bytes, { layers: false, composite: true }, psdMemoryLimit(limits));
     if (!psd.imageData) throw new Error('the PSD has no composite image to preview');
     return previewOf(await fromRgba(psd.imageData));
   }
   const sharp = await loadSharp();
-  return previewOf(sharp(bytes, INPUT));
+  return previewOf(sharp(bytes, inputOptions(limits)));
 }
 
 /** The preview and, for a PSD, every pixel layer as a PNG, from one read of the file. */
-export async function renderAsset(bytes: Buffer, format: string): Promise<{ preview: Buffer; layers: RenderedLayer[] }> {
-  if (format !== 'psd') return { preview: await renderPreview(bytes, format), layers: [] };
-  const psd = await readPsdFile(bytes, { layers: true, composite: true });
+export async function renderAsset(bytes: Buffer, format: string, limits: ImageLimits = DEFAULT_IMAGE_LIMITS): Promise<{ preview: Buffer; layers: RenderedLayer[] }> {
+  if (format !== 'psd') return { preview: await renderPreview(bytes, format, limits), layers: [] };
+  const psd = await readPsdFile(bytes, { layers: true, composite: true }, psdMemoryLimit(limits));
   if (!psd.imageData) throw new Error('the PSD has no composite image to preview');
   const preview = await previewOf(await fromRgba(psd.imageData));
   const layers: RenderedLayer[] = [];

@@ -1,0 +1,92 @@
+/**
+ * SQL of certificates: insert one (in the caller's transaction), read by id or by order, revoke (final),
+ * and the order columns the certify path needs (the asset's SHA-256, the organization's name).
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../../storage/database.js';
+
+export interface CertificateRow {
+  certificate_id: string;
+  order_id: string;
+  organization_id: string;
+  kid: string;
+  jws: string;
+  asset_name: string;
+  asset_sha256: string;
+  asset_media_type: string;
+  verify_url: string;
+  issued_at: Date;
+  issued_by: string;
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+  revoked_by: string | null;
+}
+
+export type NewCertificateRow = Omit<CertificateRow, 'revoked_at' | 'revocation_reason' | 'revoked_by'>;
+
+const COLUMNS = sql`certificate_id::text AS certificate_id, order_id, organization_id::text AS organization_id, kid, jws, asset_name,
+  asset_sha256, asset_media_type, verify_url, issued_at, issued_by, revoked_at, revocation_reason, revoked_by`;
+
+export async function insertCertificate(trx: Executor, row: NewCertificateRow): Promise<void> {
+  await trx.insertInto('certificates').values(row).execute();
+}
+
+/** One certificate by id (a well-formed UUID: the caller checks), or undefined. */
+export async function findCertificate(db: Executor, certificateId: string): Promise<CertificateRow | undefined> {
+  const result = await sql<CertificateRow>`SELECT ${COLUMNS} FROM certificates WHERE certificate_id = ${certificateId}::uuid`.execute(db);
+  return result.rows[0];
+}
+
+/** The certificate of an order, or undefined while it has none. */
+export async function findCertificateOfOrder(db: Executor, orderId: string): Promise<CertificateRow | undefined> {
+  const result = await sql<CertificateRow>`SELECT ${COLUMNS} FROM certificates WHERE order_id = ${orderId}::text`.execute(db);
+  return result.rows[0];
+}
+
+/** Reads a certificate and locks its row until the transaction ends (two revocations queue up). */
+export async function lockCertificate(trx: Executor, certificateId: string): Promise<CertificateRow | undefined> {
+  const result = await sql<CertificateRow>`SELECT ${COLUMNS} FROM certificates WHERE certificate_id = ${certificateId}::uuid FOR UPDATE`.execute(trx);
+  return result.rows[0];
+}
+
+/**
+ * Revokes a certificate that is not revoked yet.
+ * @returns the revoked row, or undefined when it was already revoked (or does not exist): nothing written.
+ */
+export async function markRevoked(
+  trx: Executor,
+  certificateId: string,
+  values: { revoked_at: Date; revocation_reason: string; revoked_by: string },
+): Promise<CertificateRow | undefined> {
+  const result = await sql<CertificateRow>`
+    UPDATE certificates SET revoked_at = ${values.revoked_at}, revocation_reason = ${values.revocation_reason}, revoked_by = ${values.revoked_by}
+    WHERE certificate_id = ${certificateId}::uuid AND revoked_at IS NULL
+    RETURNING ${COLUMNS}`.execute(trx);
+  return result.rows[0];
+}
+
+/** What the certify path reads of an order besides its locked row. */
+export interface OrderCertificationFacts {
+  asset_key: string | null;
+  asset_sha256: string | null;
+  organization_name: string;
+}
+
+export async function readOrderCertificationFacts(db: Executor, orderId: string): Promise<OrderCertificationFacts | undefined> {
+  const result = await sql<OrderCertificationFacts>`
+    SELECT o.asset_key, o.asset_sha256, g.name AS organization_name
+    FROM orders o JOIN organizations g ON g.id = o.organization_id
+    WHERE o.order_id = ${orderId}::text`.execute(db);
+  return result.rows[0];
+}
+
+/** Records the asset's SHA-256 unless one is recorded already (the bytes of an asset never change). */
+export async function recordAssetSha256(db: Executor, orderId: string, sha256: string): Promise<void> {
+  await db.updateTable('orders').set({ asset_sha256: sha256 }).where('order_id', '=', orderId).where('asset_sha256', 'is', null).execute();
+}
+
+/** Many certificates in one statement (synthetic data for tests and benchmarks). */
+export async function insertCertificateBatch(db: Executor, rows: NewCertificateRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('certificates').values(rows).execute();
+}

@@ -1,0 +1,177 @@
+/**
+ * Certificates (DECISIONS 9): issued when an order becomes `Human Certified`, inside the transaction of
+ * that move (the caller's: the reviewer's decision); revoked with a reason, finally; read by the order's
+ * viewers (`GET /v1/orders/{id}/certificate`) and by anyone who has the id (`GET /v1/certificates/{id}`,
+ * `/verify/{id}`, the badge).
+ *
+ * @example
+ * // the decision flow, in one transaction:
+ * await ensureAssetSha256(db, storage, orderId);            // before: may stream a large object
+ * await db.transaction().execute(async (trx) => {
+ *   await changeOrderIn(trx, clock, orderId, actor, { to: 'Human Certified', onlyFrom: ['In Progress'] });
+ *   await issueCertificate(trx, certificates, { orderId, actor });
+ * });
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db, Executor } from '../../storage/database.js';
+import { ApiError, NotFoundError } from '../errors.js';
+import { lockOrder } from '../orders/order-lifecycle.repository.js';
+import type { Actor } from '../orders/order-lifecycle.service.js';
+import type { Principal } from '../principal.js';
+import type { Clock } from '../time/clock.js';
+import { isOrderVisible } from '../orders/find-visible-order.js';
+import {
+  findCertificate,
+  findCertificateOfOrder,
+  insertCertificate,
+  lockCertificate,
+  markRevoked,
+  readOrderCertificationFacts,
+  type CertificateRow,
+} from './certificate.repository.js';
+import { signCertificate, type CertificateSigningKey } from './certificate-jws.js';
+
+/** What issuing needs from the process: time, the current signing key, the URLs that go into claims. */
+export interface CertificateDeps {
+  clock: Clock;
+  /** The key store's current signing key (read at the moment of signing: a rotation applies at once). */
+  signingKey: () => CertificateSigningKey;
+  issuerUrl: string;
+  publicBaseUrl: string;
+}
+
+/** Longest revocation reason kept (characters). */
+export const MAX_REVOCATION_REASON = 2000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a string that can be a certificate id (anything else is simply unknown: 404). */
+export function isCertificateId(value: string): boolean {
+  return UUID.test(value);
+}
+
+export class CertificateNotFoundError extends NotFoundError {
+  override name = 'CertificateNotFoundError';
+  constructor() {
+    super('errors.certificate_not_found');
+  }
+}
+
+/** 409: certificates are issued only on `Human Certified` orders, once. */
+export class CertificateNotIssuableError extends ApiError {
+  override name = 'CertificateNotIssuableError';
+  constructor(reason: 'not_certified' | 'exists' | 'asset_unavailable', vars: Record<string, string> = {}) {
+    super(409, `errors.certificate_${reason}`, { vars });
+  }
+}
+
+/** 409: revocation is final; a second one changes nothing. */
+export class CertificateAlreadyRevokedError extends ApiError {
+  override name = 'CertificateAlreadyRevokedError';
+  constructor() {
+    super(409, 'errors.certificate_already_revoked');
+  }
+}
+
+/** 422: a revocation needs a reason (1..2000 characters once trimmed). */
+export class InvalidRevocationReasonError extends ApiError {
+  override name = 'InvalidRevocationReasonError';
+  constructor() {
+    super(422, 'errors.revocation_reason_invalid', { vars: { max: MAX_REVOCATION_REASON } });
+  }
+}
+
+function actorLabel(actor: Actor): string {
+  return actor.kind === 'user' ? actor.email : `system:${actor.component}`;
+}
+
+export interface IssueCertificateInput {
+  orderId: string;
+  /** Who certifies (the reviewer); recorded as `issued_by`, not signed into the certificate. */
+  actor: Actor;
+}
+
+/**
+ * Issues the certificate of an order that is `Human Certified`, inside the caller's transaction (the
+ * order's row is locked until it ends, so two issuances of one order queue up and the second is 409).
+ * The asset's SHA-256 must have been recorded before the transaction (`ensureAssetSha256`).
+ * @throws CertificateNotIssuableError (409), OrderNotFoundError
+ */
+export async function issueCertificate(trx: Executor, deps: CertificateDeps, input: IssueCertificateInput): Promise<CertificateRow> {
+  const order = await lockOrder(trx, input.orderId);
+  if (!order) throw new NotFoundError('errors.order_not_found');
+  if (order.order_state !== 'Human Certified') throw new CertificateNotIssuableError('not_certified', { state: order.order_state });
+  if (await findCertificateOfOrder(trx, order.order_id)) throw new CertificateNotIssuableError('exists');
+  const facts = await readOrderCertificationFacts(trx, order.order_id);
+  if (!facts?.asset_sha256) throw new CertificateNotIssuableError('asset_unavailable');
+  const doc = JSON.parse(order.doc) as { asset_name: string };
+  const certificateId = randomUUID();
+  const issuedAt = deps.clock.now();
+  const key = deps.signingKey();
+  const claims = {
+    iss: deps.issuerUrl,
+    jti: certificateId,
+    iat: Math.floor(issuedAt.getTime() / 1000),
+    sub: order.order_id,
+    org_id: order.organization_id,
+    org_name: facts.organization_name,
+    asset_name: doc.asset_name,
+    asset_sha256: facts.asset_sha256,
+    asset_media_type: order.asset_content_type ?? 'application/octet-stream',
+    verify_url: `${deps.publicBaseUrl.replace(/\/+$/, '')}/verify/${certificateId}`,
+  };
+  const row: CertificateRow = {
+    certificate_id: certificateId,
+    order_id: order.order_id,
+    organization_id: order.organization_id,
+    kid: key.kid,
+    jws: await signCertificate(key, claims),
+    asset_name: claims.asset_name,
+    asset_sha256: claims.asset_sha256,
+    asset_media_type: claims.asset_media_type,
+    verify_url: claims.verify_url,
+    issued_at: issuedAt,
+    issued_by: actorLabel(input.actor),
+    revoked_at: null,
+    revocation_reason: null,
+    revoked_by: null,
+  };
+  const { revoked_at: _a, revocation_reason: _b, revoked_by: _c, ...values } = row;
+  await insertCertificate(trx, values);
+  return row;
+}
+
+/**
+ * Revokes a certificate with a reason, inside the caller's transaction. Final: a second revocation is
+ * 409 and changes nothing. The order keeps its state.
+ * @throws CertificateNotFoundError (404), CertificateAlreadyRevokedError (409), InvalidRevocationReasonError (422)
+ */
+export async function revokeCertificate(trx: Executor, clock: Clock, certificateId: string, reason: string, actor: Actor): Promise<CertificateRow> {
+  const trimmed = reason.trim();
+  if (trimmed.length === 0 || [...trimmed].length > MAX_REVOCATION_REASON) throw new InvalidRevocationReasonError();
+  if (!isCertificateId(certificateId)) throw new CertificateNotFoundError();
+  const current = await lockCertificate(trx, certificateId);
+  if (!current) throw new CertificateNotFoundError();
+  if (current.revoked_at) throw new CertificateAlreadyRevokedError();
+  const revoked = await markRevoked(trx, certificateId, { revoked_at: clock.now(), revocation_reason: trimmed, revoked_by: actorLabel(actor) });
+  // The row lock makes this hold; the condition keeps the write honest should a caller forget the lock.
+  if (!revoked) throw new CertificateAlreadyRevokedError();
+  return revoked;
+}
+
+/** `revokeCertificate` in a transaction of its own (the operator command). */
+export async function revokeCertificateNow(db: Db, clock: Clock, certificateId: string, reason: string, actor: Actor): Promise<CertificateRow> {
+  return db.transaction().execute((trx) => revokeCertificate(trx, clock, certificateId, reason, actor));
+}
+
+/** A certificate by id for anyone who has it (public), or null when the id is unknown or malformed. */
+export async function findPublicCertificate(db: Executor, certificateId: string): Promise<CertificateRow | null> {
+  if (!isCertificateId(certificateId)) return null;
+  return (await findCertificate(db, certificateId)) ?? null;
+}
+
+/** The certificate of an order the caller sees, or null (no such order, not visible, or none issued yet). */
+export async function findOrderCertificate(db: Executor, principal: Principal, orderId: string): Promise<CertificateRow | null> {
+  if (!(await isOrderVisible(db, principal, orderId))) return null;
+  return (await findCertificateOfOrder(db, orderId)) ?? null;
+}

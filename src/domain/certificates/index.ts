@@ -1,0 +1,29 @@
+/** Certificates of Human Certified orders (DECISIONS 9): issue, revoke, read, verify; see docs/certificates.md. */
+export { assetSha256, ensureAssetSha256, AssetBytesMissingError } from './asset-digest.js';
+export {
+  CERTIFICATE_ALG,
+  CERTIFICATE_CLAIMS,
+  CERTIFICATE_TYP,
+  CertificateVerificationError,
+  signCertificate,
+  verifyCertificate,
+  type CertificateClaims,
+  type CertificateSigningKey,
+} from './certificate-jws.js';
+export {
+  CertificateAlreadyRevokedError,
+  CertificateNotFoundError,
+  CertificateNotIssuableError,
+  findOrderCertificate,
+  findPublicCertificate,
+  InvalidRevocationReasonError,
+  isCertificateId,
+  issueCertificate,
+  MAX_REVOCATION_REASON,
+  revokeCertificate,
+  revokeCertificateNow,
+  type CertificateDeps,
+  type IssueCertificateInput,
+} from './certificate.service.js';
+export { certificateStatus, toCertificateObject, toPublicCertificateObject } from './certificate-view.js';
+export type { CertificateRow } from './certificate.repository.js';
