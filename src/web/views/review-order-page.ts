@@ -127,14 +127,25 @@ export function reviewOrderPage(ctx: WebContext, m: ReviewMaterial, open: OpenRe
     ? annotationOverlay(ctx, o.asset_preview_url, t('web.orders.preview_alt', { title: o.order_title }), annotations)
     : html`<div class="no-preview large">${t('web.orders.no_preview')}</div>`;
   const href = reviewOrderHref(o.order_id);
+  // What the editor (review-editor.js) starts from; an attribute value, escaped like any other, read with
+  // JSON.parse (never evaluated). Only with a claim of the reader's: nobody else may edit.
+  const editorState = JSON.stringify({
+    preview_url: o.asset_preview_url,
+    preview_alt: t('web.orders.preview_alt', { title: o.order_title }),
+    layers: (o.layers_info ?? []).map((l) => ({ name: l.layer_name, url: l.layer_url })),
+    annotations,
+    remediation: o.remediation ?? 0,
+    confidence: o.confidence ?? 0,
+  });
   const root = open.claim
     ? html`data-review-root data-order-id="${o.order_id}" data-claim-id="${open.claim.claimId}" data-csrf="${ctx.session?.csrfToken ?? ''}"
-        data-renew-url="${href}/claim/renew" data-edits-url="${href}/edits" data-renew-every-ms="${options.renewEveryMs}"`
+        data-renew-url="${href}/claim/renew" data-edits-url="${href}/edits" data-renew-every-ms="${options.renewEveryMs}"
+        data-editor-state="${editorState}"`
     : html`data-review-root data-order-id="${o.order_id}"`;
   return page(ctx, {
     title: o.order_title,
     active: 'review',
-    scripts: ['review-claim.js'],
+    scripts: ['review-claim.js', 'review-editor.js'],
     body: html`<div ${root}>
       <p><a href="/review">← ${t('web.review.back')}</a></p>
       <h1>${o.order_title} <span class="badge ${stateClass(o.order_state)}">${o.order_state}</span></h1>
@@ -142,9 +153,9 @@ export function reviewOrderPage(ctx: WebContext, m: ReviewMaterial, open: OpenRe
       ${open.claim ? section('decision-title', t('web.review.decision_title'), decisionForm(ctx, o.order_id, open.claim.claimId, options.error ?? null)) : ''}
       <div class="order-layout">
         <div class="order-visual">
-          ${section('preview-title', t('web.order.preview'), preview)}
+          ${section('preview-title', t('web.order.preview'), html`<div data-review-editor>${preview}</div>`)}
           ${section('layers-title', t('web.order.layers'), layers(ctx, o))}
-          ${section('annotations-title', t('web.order.annotations'), annotationList(ctx, o))}
+          <div data-static-annotations>${section('annotations-title', t('web.order.annotations'), annotationList(ctx, o))}</div>
         </div>
         <div class="order-info">
           ${section('context-title', t('web.review.context'), context(ctx, m))}
