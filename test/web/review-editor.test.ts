@@ -162,7 +162,34 @@ describeOnEachDatabase('review editor in Chromium', (getDb) => {
     assert.ok(Math.abs(m.bounds.minY - (g.bounds.minY + 0.01)) < 1e-6, `moved down: ${m.bounds.minY} from ${g.bounds.minY}`);
     assert.ok(Math.abs(m.w - g.w) < 1e-6 && Math.abs(m.h - g.h) < 1e-6, 'same size');
 
+    // Resize it with the mouse: drag its bottom-right handle (select tool, back after drawing) 5% further.
+    assert.equal(await page.getByRole('button', { name: /^Select/ }).getAttribute('aria-pressed'), 'true');
+    const corner = (await page.locator('[data-editor-overlay] .editor-handle[data-handle="2"]').boundingBox())!;
+    await page.mouse.move(corner.x + corner.width / 2, corner.y + corner.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(corner.x + corner.width / 2 + box.width * 0.05, corner.y + corner.height / 2 + box.height * 0.05, { steps: 4 });
+    await page.mouse.up();
+    const resized = await page.locator('[data-editor-overlay] .annotation.selected').evaluate((e) => [Number(e.getAttribute('data-max-x')), Number(e.getAttribute('data-max-y'))]);
+    assert.ok(Math.abs(resized[0]! - (m.bounds.maxX + 0.05)) < 0.02 && Math.abs(resized[1]! - (m.bounds.maxY + 0.05)) < 0.02, `resized to ${resized}`);
+
+    // A polygon: P, three clicks, Enter; then deleted with the Delete key (the rectangle stays).
+    await page.keyboard.press('p');
+    // Focusing shapes may have scrolled the page: measure the drawing area again.
+    const area = (await page.locator('[data-editor-overlay]').boundingBox())!;
+    for (const [x, y] of [[0.7, 0.2], [0.9, 0.3], [0.75, 0.45]] as const) await page.mouse.click(area.x + area.width * x, area.y + area.height * y);
+    await page.keyboard.press('Enter');
+    await page.locator('[data-editor-overlay] .annotation.selected[data-shape="POLYGON"]').waitFor(WAIT);
+    assert.equal(await page.locator('[data-editor-overlay] .annotation').count(), before + 2);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'review-editor.png'), fullPage: true });
+    await page.locator('[data-editor-overlay] .annotation.selected').focus();
+    await page.keyboard.press('Delete');
+    assert.equal(await page.locator('[data-editor-overlay] .annotation').count(), before + 1);
+    await page.keyboard.press('Control+s');
+    await savedTimes(page, 3);
+    annotations = await apiAnnotations();
+    assert.equal(annotations.length, before + 1);
+    const final = annotations.find((a) => a.id === drawn.id)!.target.selector.geometry;
+    assert.ok(Math.abs(final.bounds.maxX - resized[0]!) < 1e-6 && Math.abs(final.w - (final.bounds.maxX - final.bounds.minX)) < 1e-6, 'the resize was saved, bounds and w agree');
 
     // A decision shortcut never decides: with an empty Note, C only focuses the Note.
     await page.locator('[data-editor-overlay] .annotation.selected').focus();

@@ -240,7 +240,9 @@ class Editor {
     });
     this.selected = this.annotations.length - 1;
     this.touch();
-    this.say(`${type === 'RECTANGLE' ? 'Rectangle' : 'Polygon'} added. Write its body below.`);
+    // Back to the select tool: the new shape is selected, with its handles, ready to adjust.
+    this.setTool('select');
+    this.say(`${type === 'RECTANGLE' ? 'Rectangle' : 'Polygon'} added and selected. Write its body beside the picture.`);
     this.render();
   }
 

@@ -151,9 +151,9 @@ export function reviewOrderPage(ctx: WebContext, m: ReviewMaterial, open: OpenRe
       <h1>${o.order_title} <span class="badge ${stateClass(o.order_state)}">${o.order_state}</span></h1>
       ${claimStatus(ctx, open)}
       ${open.claim ? section('decision-title', t('web.review.decision_title'), decisionForm(ctx, o.order_id, open.claim.claimId, options.error ?? null)) : ''}
+      ${section('preview-title', t('web.order.preview'), html`<div data-review-editor>${preview}</div>`)}
       <div class="order-layout">
         <div class="order-visual">
-          ${section('preview-title', t('web.order.preview'), html`<div data-review-editor>${preview}</div>`)}
           ${section('layers-title', t('web.order.layers'), layers(ctx, o))}
           <div data-static-annotations>${section('annotations-title', t('web.order.annotations'), annotationList(ctx, o))}</div>
         </div>
