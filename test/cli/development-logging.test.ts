@@ -102,6 +102,8 @@ describe('development logs', { timeout: START_TIMEOUT_MS + 120_000 }, () => {
     const body = await queue.text();
     assert.match(body, /Acme Studio/);
     assert.match(body, /Northwind Pictures/);
+    // This request's log line is written after the answer: let it arrive before the next test counts lines.
+    await waitFor(/GET \/review 200 /, LINE_TIMEOUT_MS);
   });
 
   it('logs one readable line per request and no secret', async () => {
