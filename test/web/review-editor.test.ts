@@ -21,7 +21,7 @@ import { describeOnEachDatabase } from '../helpers/database.js';
 import { temporaryObjectStorage } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/free-port.js';
 import { apiTestConfig, obtainToken } from '../http/api-harness.js';
-import { CLIENT, PASSWORD, PEOPLE, reviewSeed } from '../review/review-world.js';
+import { CLIENT, CUSTOMER_ORG, PASSWORD, PEOPLE, reviewSeed } from '../review/review-world.js';
 
 const SCREENSHOTS = path.resolve('test-output/screenshots');
 const WAIT = { timeout: 30_000 };
@@ -47,7 +47,12 @@ describeOnEachDatabase('review editor in Chromium', (getDb) => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const temp = temporaryObjectStorage();
     dir = temp.dir;
-    await loadSeed(getDb().db, temp.storage, reviewSeed(1));
+    // q0 is a layered file: one PSD layer rendered as a PNG, as the analysis stores them.
+    const seed = reviewSeed(1);
+    const layerKey = `orgs/${CUSTOMER_ORG}/layers/q0-ink.png`;
+    seed.organizations[0]!.orders![0]!.layers = [{ layer_name: 'Ink <layer>', key: layerKey }];
+    seed.objects = [...(seed.objects ?? []), { key: layerKey, content_type: 'image/png', content_base64: drawPreview(12, 480, 320).toString('base64') }];
+    await loadSeed(getDb().db, temp.storage, seed);
     await grantReviewer(getDb().db, PEOPLE.rita.email);
     // A real picture, and the order's asset is that file (as if uploaded through the API), so Certify can hash it.
     const previewKey = (await getDb().db.selectFrom('orders').select('asset_preview_key').where('order_id', '=', orderId).executeTakeFirstOrThrow()).asset_preview_key!;
@@ -112,6 +117,17 @@ describeOnEachDatabase('review editor in Chromium', (getDb) => {
     const before = (await apiAnnotations()).length;
     const existing = await page.locator('[data-editor-overlay] .annotation').count();
     assert.equal(existing, before, 'the editor draws every annotation the order has');
+    // Each layer is switchable: off at first, on over the picture with its checkbox; the preview too.
+    const layer = page.locator('[data-layer-image="Ink <layer>"]');
+    assert.equal(await layer.isVisible(), false);
+    await page.getByLabel('Ink <layer>').check();
+    await layer.waitFor({ state: 'visible', ...WAIT });
+    await page.waitForFunction(() => (document.querySelector<HTMLImageElement>('[data-layer-image]')?.naturalWidth ?? 0) > 0, undefined, WAIT);
+    await page.getByLabel('Preview', { exact: true }).uncheck();
+    assert.equal(await page.locator('.editor-image').evaluate((e) => getComputedStyle(e).visibility), 'hidden');
+    await page.getByLabel('Preview', { exact: true }).check();
+    await page.getByLabel('Ink <layer>').uncheck();
+    await layer.waitFor({ state: 'hidden', ...WAIT });
     // The shortcuts are listed on the page.
     assert.match(await page.locator('[data-shortcuts]').innerText(), /Ctrl\+S/);
 
