@@ -45,6 +45,7 @@ import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
 import { isDatabaseUnavailable } from '../storage/database-availability.js';
 import { SERVER_SECRET, serverSecret } from '../storage/server-secrets.js';
 import { logDatabaseOutages } from './database-outage-log.js';
+import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -93,6 +94,8 @@ export interface Services {
   readonly decoder: DecoderPool;
   /** Wakes this process's worker: a request just queued a job. */
   jobQueued(): void;
+  /** The certificate issued with a `Certify` decision (docs/review.md). */
+  readonly reviewCertificateIssuer: CertificateIssuer;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }
@@ -151,6 +154,12 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     worker: input.jobs,
   });
   const stopOutageLog = logDatabaseOutages(database, log);
+  const certificates: CertificateDeps = {
+    clock,
+    signingKey: () => oauth.keys.current().signing,
+    issuerUrl: config.issuerUrl,
+    publicBaseUrl: config.publicBaseUrl,
+  };
   let closed: Promise<void> | null = null;
   return {
     config,
@@ -166,15 +175,11 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     uploadLimits,
     metrics,
     oauth,
-    certificates: {
-      clock,
-      signingKey: () => oauth.keys.current().signing,
-      issuerUrl: config.issuerUrl,
-      publicBaseUrl: config.publicBaseUrl,
-    },
+    certificates,
     jobs,
     decoder,
     jobQueued: () => jobs.nudge(),
+    reviewCertificateIssuer: reviewCertificateIssuer(db, storage, certificates),
     close: () =>
       (closed ??= (async () => {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.

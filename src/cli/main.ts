@@ -10,6 +10,7 @@ import { registerImport } from './commands/import.js';
 import { registerDemoData } from './commands/demo-data.js';
 import { registerOrganization } from './commands/organization.js';
 import { registerUser } from './commands/user.js';
+import { registerReviewer } from './commands/reviewer.js';
 import { registerProject } from './commands/project.js';
 import { registerClient } from './commands/client.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerDemoData(program);
   registerOrganization(program);
   registerUser(program);
+  registerReviewer(program);
   registerProject(program);
   registerClient(program);
   program.commands.forEach((c) => c.exitOverride());

@@ -1,7 +1,8 @@
 /**
  * The demo environment (`certdesk serve --demo`, `certdesk demo-data --seed-file`): two organizations with
  * projects, members of every role, an organization administrator with a web password, API clients with
- * fixed credentials, orders in every state with annotations, and real PNG previews and layers.
+ * fixed credentials, orders in every state with annotations, and real PNG previews and layers; plus a
+ * certifier organization with one reviewer (DEMO_CERTIFIER) and no orders.
  *
  * DEMO-ONLY: the credentials below are public. Never load this seed into a shared or production database.
  */
@@ -97,6 +98,22 @@ export const DEMO_ORGANIZATIONS: readonly DemoOrganization[] = [
 /** The first demo organization: what `serve --demo` prints. */
 export const DEMO_PRIMARY = DEMO_ORGANIZATIONS[0]!;
 
+/**
+ * The demo reviewer (docs/review.md): the certifier's staff member, in an organization of their own, so
+ * every order of Acme and Northwind is theirs to review (separation of duties). `serve --demo` grants the
+ * reviewer capability after loading the seed and prints these credentials. DEMO-ONLY: public password.
+ */
+export const DEMO_CERTIFIER = {
+  id: 'ce570000-0000-4000-8000-000000000003',
+  name: 'Certdesk Certifiers',
+  reviewer: { username: 'Rita Reviewer', email: 'rita.reviewer@certifier.example', password: 'certifier-demo-password' },
+} as const;
+
+function certifierOrganization(): SeedOrganizationT {
+  const r = DEMO_CERTIFIER.reviewer;
+  return { id: DEMO_CERTIFIER.id, name: DEMO_CERTIFIER.name, users: [{ email: r.email, username: r.username, is_admin: true, password: r.password }] };
+}
+
 /** The newest demo order's creation time: fixed, so the seed is identical on every run. */
 const NEWEST = new Date('2026-06-01T12:00:00Z');
 
@@ -164,7 +181,7 @@ function demoOrganization(org: DemoOrganization, objects: Map<string, Buffer>, i
  */
 export function buildDemoSeed(): SeedDocumentT {
   const objects = new Map<string, Buffer>();
-  const organizations = DEMO_ORGANIZATIONS.map((org, k) => demoOrganization(org, objects, k + 1));
+  const organizations = [...DEMO_ORGANIZATIONS.map((org, k) => demoOrganization(org, objects, k + 1)), certifierOrganization()];
   return {
     organizations,
     objects: [...objects].map(([key, bytes]) => ({ key, content_type: 'image/png', content_base64: bytes.toString('base64') })),

@@ -7,7 +7,7 @@ import { describeOnEachDatabase } from '../../test/helpers/database.js';
 import { temporaryObjectStorage, removeTemporaryObjectStorages } from '../../test/helpers/fixtures.js';
 import { ORDER_STATES } from '../contract/schemas.js';
 import { loadSeed, validateSeedDocument } from '../domain/seed/seed.js';
-import { buildDemoSeed, DEMO_ORGANIZATIONS, encodePng, writeNdjsonOrders } from './index.js';
+import { buildDemoSeed, DEMO_CERTIFIER, DEMO_ORGANIZATIONS, encodePng, writeNdjsonOrders } from './index.js';
 import { crc32 } from './png.js';
 
 async function ndjsonDigest(count: number, seed: number): Promise<{ digest: string; lines: number }> {
@@ -38,8 +38,12 @@ describe('demo data generator', () => {
 
   it('builds a valid seed with every state, both selector types, failed items, tags, layers and previews', () => {
     const seed = validateSeedDocument(buildDemoSeed());
-    assert.deepEqual(seed.organizations.map((o) => o.name), ['Acme Studio', 'Northwind Pictures']);
-    for (const org of seed.organizations) {
+    assert.deepEqual(seed.organizations.map((o) => o.name), ['Acme Studio', 'Northwind Pictures', 'Certdesk Certifiers']);
+    // The certifier organization holds the demo reviewer only (no orders: a reviewer never reviews their own).
+    const certifier = seed.organizations[2]!;
+    assert.deepEqual(certifier.users?.map((u) => [u.email, Boolean(u.password)]), [[DEMO_CERTIFIER.reviewer.email, true]]);
+    assert.equal(certifier.orders, undefined);
+    for (const org of seed.organizations.slice(0, 2)) {
       const orders = org.orders ?? [];
       assert.ok(orders.length >= 60 && orders.length <= 120, `${org.name} has ${orders.length} orders`);
       assert.deepEqual(new Set(orders.map((o) => o.order_state)), new Set(ORDER_STATES));
@@ -86,7 +90,7 @@ describeOnEachDatabase('demo seed', (getDb) => {
   it('loads, and loading it again changes nothing', async () => {
     const { storage } = temporaryObjectStorage();
     const first = await loadSeed(getDb().db, storage, buildDemoSeed());
-    assert.equal(first.organizations, 2);
+    assert.equal(first.organizations, 3);
     assert.ok(first.changed > 0);
     const again = await loadSeed(getDb().db, storage, buildDemoSeed());
     assert.equal(again.changed, 0);

@@ -201,6 +201,21 @@ export interface IdempotencyKeysTable {
   expires_at: Timestamp;
 }
 
+/** Users with the deployment-wide reviewer capability (migration 0008). */
+export interface ReviewersTable {
+  user_id: string;
+  granted_at: Timestamp;
+}
+
+/** The claim a reviewer holds on an order under review (migration 0008); one per order. */
+export interface ReviewClaimsTable {
+  order_id: string;
+  claim_id: string;
+  reviewer_id: string;
+  claimed_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface CertificatesTable {
   certificate_id: string;
   order_id: string;
@@ -243,4 +258,6 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   certificates: CertificatesTable;
   schema_migrations: SchemaMigrationsTable;
+  reviewers: ReviewersTable;
+  review_claims: ReviewClaimsTable;
 }

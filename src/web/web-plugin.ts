@@ -10,6 +10,7 @@ import { credentialRoutes } from './routes/credential-routes.js';
 import { orderRoutes } from './routes/order-routes.js';
 import { organizationRoutes } from './routes/organization-routes.js';
 import { projectRoutes } from './routes/project-routes.js';
+import { reviewRoutes } from './routes/review-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
 import { uploadRoutes } from './routes/upload-routes.js';
 import { verifyRoutes } from './routes/verify-routes.js';
@@ -101,5 +102,6 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(organizationRoutes(deps));
   await app.register(credentialRoutes(deps));
   await app.register(projectRoutes(deps));
+  await app.register(reviewRoutes({ ...deps, issueCertificate: app.services.reviewCertificateIssuer }));
   await app.register(verifyRoutes(deps));
 };

@@ -71,6 +71,41 @@ describe('development logs', { timeout: START_TIMEOUT_MS + 120_000 }, () => {
     assert.ok(lines.slice(0, first).some((l) => /Server listening at/.test(l)), stdout);
   });
 
+  it('prints the demo reviewer, who signs in with those credentials and finds the customers\' orders in /review', async () => {
+    const line = stdout.split('\n').find((l) => l.includes('review as'));
+    const m = /review as\s+(\S+)\s+password\s+(\S+)/.exec(line ?? '');
+    assert.ok(m, `no reviewer line in the banner:\n${stdout}`);
+    const [, email, password] = m;
+    assert.equal(email, 'rita.reviewer@certifier.example');
+    const cookies = new Map<string, string>();
+    const keep = (res: Response) => {
+      for (const c of res.headers.getSetCookie()) {
+        const [pair] = c.split(';');
+        const i = pair!.indexOf('=');
+        cookies.set(pair!.slice(0, i), pair!.slice(i + 1));
+      }
+    };
+    const cookie = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const form = await fetch(`${url}/sign-in`);
+    keep(form);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const signedIn = await fetch(`${url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie() },
+      body: new URLSearchParams({ _csrf: csrf, email: email!, password: password! }),
+    });
+    keep(signedIn);
+    assert.equal(signedIn.status, 303);
+    const queue = await fetch(`${url}/review`, { headers: { cookie: cookie() } });
+    assert.equal(queue.status, 200);
+    const body = await queue.text();
+    assert.match(body, /Acme Studio/);
+    assert.match(body, /Northwind Pictures/);
+    // This request's log line is written after the answer: let it arrive before the next test counts lines.
+    await waitFor(/GET \/review 200 /, LINE_TIMEOUT_MS);
+  });
+
   it('logs one readable line per request and no secret', async () => {
     const before = stdout.length;
     const health = await fetch(`${url}/healthz?code=${SECRET}`, { headers: { cookie: `sid=${SECRET}` } });

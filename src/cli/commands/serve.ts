@@ -3,7 +3,8 @@ import { createServices } from '../../app/services.js';
 import { buildApp } from '../../http/app.js';
 import { migrate } from '../../storage/migrate.js';
 import { configFrom, openConfiguredDatabase, UsageError } from '../context.js';
-import { buildDemoSeed, DEMO_PRIMARY } from '../../demo/index.js';
+import { buildDemoSeed, DEMO_CERTIFIER, DEMO_PRIMARY } from '../../demo/index.js';
+import { grantReviewer } from '../../domain/review/reviewer-admin.js';
 import { loadSeed, type SeedReport } from '../../domain/seed/seed.js';
 import { openObjectStorage } from '../../storage/object-storage/index.js';
 import { isClusterWorker, reportListening, runClusterPrimary, workerCount } from '../../cluster/serve-cluster.js';
@@ -23,6 +24,7 @@ function demoBanner(baseUrl: string, report: SeedReport): string {
     '',
     `Web application:  ${baseUrl}/`,
     `  sign in as      ${DEMO_PRIMARY.admin.email}  password ${DEMO_PRIMARY.admin.password}  (${DEMO_PRIMARY.name} administrator)`,
+    `  review as       ${DEMO_CERTIFIER.reviewer.email}  password ${DEMO_CERTIFIER.reviewer.password}  (reviewer, ${DEMO_CERTIFIER.name}: ${baseUrl}/review)`,
     `API client:       client_id ${id}`,
     `                  client_secret ${secret}`,
     `Organization id:  ${DEMO_PRIMARY.id}`,
@@ -56,7 +58,11 @@ export function registerServe(program: Command): void {
       try {
         // In a cluster the primary migrates and seeds once, before any worker starts.
         if (!worker) await migrate(database);
-        if (opts.demo && !worker) demoReport = await loadSeed(database.db, openObjectStorage(config), buildDemoSeed());
+        if (opts.demo && !worker) {
+          demoReport = await loadSeed(database.db, openObjectStorage(config), buildDemoSeed());
+          // The demo reviewer reviews Acme's and Northwind's orders (idempotent: granted twice changes nothing).
+          await grantReviewer(database.db, DEMO_CERTIFIER.reviewer.email);
+        }
       } catch (err) {
         await database.close();
         throw err;

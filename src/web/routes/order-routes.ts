@@ -11,6 +11,7 @@ import {
   toOrderPreviewObject,
 } from '../../domain/orders/index.js';
 import { getOrderHistory } from '../../domain/history/order-history.service.js';
+import { latestEvidenceRequestNote } from '../../domain/review/index.js';
 import { requireSession, sessionOf } from '../guards.js';
 import { sendNotFound, sendPage } from '../respond.js';
 import { orderPage } from '../views/order-page.js';
@@ -60,7 +61,9 @@ export function orderRoutes(deps: WebDeps): FastifyPluginAsync {
       if (!order) return sendNotFound(req.web, reply);
       // The history is for organization administrators (DECISIONS 9); members read it through the API.
       const history = principal.isAdmin ? (await getOrderHistory(deps.db, principal, order.order_id))?.events : undefined;
-      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1', ...(history ? { history } : {}) }));
+      // Ask for evidence: the reviewer's note is shown to the customer while the order waits for them.
+      const evidenceRequest = order.order_state === 'Action Required' ? await latestEvidenceRequestNote(deps.db, order.order_id) : null;
+      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1', evidenceRequest, ...(history ? { history } : {}) }));
     });
   };
 }

@@ -5,7 +5,7 @@ import { CSRF_FIELD } from '../session/csrf.js';
 import type { WebContext } from '../web-context.js';
 import { assetUrl } from '../static-assets.js';
 
-export type NavArea = 'orders' | 'projects' | 'organization' | null;
+export type NavArea = 'orders' | 'projects' | 'organization' | 'review' | null;
 
 export interface PageOptions {
   title: string;
@@ -40,6 +40,7 @@ function navigation(ctx: WebContext, active: NavArea): SafeHtml {
       ${item('orders', '/orders', ctx.t('web.nav.orders'))}
       ${item('projects', '/projects', ctx.t('web.nav.projects'))}
       ${item('organization', '/organization', ctx.t('web.nav.organization'))}
+      ${ctx.session.isReviewer ? item('review', '/review', ctx.t('web.nav.review')) : ''}
     </ul></nav>
     <div class="account">
       <span class="who">${ctx.t('web.nav.signed_in_as', { email: ctx.session.email })}</span>

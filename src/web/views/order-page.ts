@@ -25,7 +25,7 @@ function row(label: string, value: HtmlValue, field: string): SafeHtml {
   return html`<div class="field" data-field="${field}"><dt>${label}</dt><dd>${value}</dd></div>`;
 }
 
-function details(ctx: WebContext, o: OrderT): SafeHtml {
+export function details(ctx: WebContext, o: OrderT): SafeHtml {
   const t = ctx.t;
   const project = o.project
     ? html`${o.project.name} <span class="muted">(${t('web.order.your_role', { role: o.project.userRole })})</span>`
@@ -47,7 +47,7 @@ function details(ctx: WebContext, o: OrderT): SafeHtml {
   </dl>`;
 }
 
-function analysis(ctx: WebContext, o: OrderT): SafeHtml {
+export function analysis(ctx: WebContext, o: OrderT): SafeHtml {
   const lines = o.analysis_list ?? [];
   if (!lines.length) return html`<p>${ctx.t('web.orders.no_analysis')}</p>`;
   return html`<table class="data"><thead><tr><th scope="col">${ctx.t('web.order.check')}</th><th scope="col">${ctx.t('web.order.result')}</th></tr></thead>
@@ -62,7 +62,7 @@ function analysis(ctx: WebContext, o: OrderT): SafeHtml {
  * breaking its header words mid-word or by hiding columns behind a scroll. Each item is a small table of
  * its own instead, with the field names as row headers: every field stays visible at any width.
  */
-function failedItems(ctx: WebContext, o: OrderT): SafeHtml {
+export function failedItems(ctx: WebContext, o: OrderT): SafeHtml {
   const items = o.analysis_failed_items ?? [];
   if (!items.length) return html`<p>${ctx.t('web.none')}</p>`;
   const t = ctx.t;
@@ -76,7 +76,7 @@ function failedItems(ctx: WebContext, o: OrderT): SafeHtml {
   )}</ol>`;
 }
 
-function layers(ctx: WebContext, o: OrderT): SafeHtml {
+export function layers(ctx: WebContext, o: OrderT): SafeHtml {
   const list = o.layers_info ?? [];
   if (!list.length) return html`<p>${ctx.t('web.none')}</p>`;
   return html`<ul class="layers">${list.map(
@@ -92,7 +92,7 @@ function review(ctx: WebContext, o: OrderT): SafeHtml {
   </dl>`;
 }
 
-function annotationList(ctx: WebContext, o: OrderT): SafeHtml {
+export function annotationList(ctx: WebContext, o: OrderT): SafeHtml {
   const list = o.annotations ?? [];
   if (!list.length) return html`<p>${ctx.t('web.none')}</p>`;
   return html`<ol class="annotation-list">${list.map(
@@ -104,9 +104,14 @@ function annotationList(ctx: WebContext, o: OrderT): SafeHtml {
 
 /**
  * `responded`: the page follows a response sent without JavaScript (it says so). `history`: the order's
- * events, given only to organization administrators (the section is absent otherwise).
+ * events, given only to organization administrators (the section is absent otherwise). `evidenceRequest`:
+ * the reviewer's note of an `Ask for evidence`, shown to the customer while the order waits for them.
  */
-export function orderPage(ctx: WebContext, o: OrderT, options: { responded?: boolean; history?: readonly OrderHistoryEventT[] } = {}): SafeHtml {
+export function orderPage(
+  ctx: WebContext,
+  o: OrderT,
+  options: { responded?: boolean; history?: readonly OrderHistoryEventT[]; evidenceRequest?: string | null } = {},
+): SafeHtml {
   const t = ctx.t;
   const annotations = o.annotations ?? [];
   const preview = o.asset_preview_url
@@ -121,6 +126,7 @@ export function orderPage(ctx: WebContext, o: OrderT, options: { responded?: boo
     body: html`<p><a href="/orders">← ${t('web.order.back')}</a></p>
       <h1>${o.order_title} <span class="badge ${stateClass(o.order_state)}" data-live-state>${o.order_state}</span></h1>
       ${liveStatus(ctx, o, options.responded ?? false)}
+      ${options.evidenceRequest ? html`<section class="panel" data-evidence-request><p><strong>${t('web.order.evidence_requested')}</strong></p><blockquote class="note">${options.evidenceRequest}</blockquote></section>` : ''}
       ${responseForm(ctx, o)}
       <div class="order-layout">
         <div class="order-visual">
