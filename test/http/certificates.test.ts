@@ -279,6 +279,11 @@ describeOnEachDatabase('certificates', (getDb) => {
     assert.equal(badgeAfter.statusCode, 200, 'the old badge ETag no longer matches');
     assert.match(badgeAfter.body, />Revoked</);
     assert.notEqual(badgeAfter.headers.etag, badgeEtag);
+    // The verify page is never stored by a cache (no-store) and says so on the next request.
+    const page = await api.get(`/verify/${certificateId}`, null);
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['cache-control'], 'no-store');
+    assert.match(page.body, /data-status="revoked"/);
     const order = await api.get(`/v1/orders/${orderId}`, 'admin');
     assert.equal((order.json() as { order_state: string }).order_state, 'Human Certified');
   });
