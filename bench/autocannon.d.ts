@@ -14,6 +14,8 @@ declare module 'autocannon' {
     duration?: number;
     headers?: Record<string, string>;
     pipelining?: number;
+    /** Request templates; `setupRequest` rewrites each request before it is sent (e.g. a random path). */
+    requests?: Array<{ setupRequest?: (request: Record<string, unknown>) => Record<string, unknown> }>;
   }
   interface Result {
     requests: Histogram & { total: number };

@@ -1,17 +1,19 @@
 /**
  * Fills a PostgreSQL database with certified orders and real signed certificates, for the public
- * certificate lookup benchmark (DECISIONS 9 asks for 100,000): not a test.
+ * certificate lookup benchmark (issue 19 asks for 100,000): not a test. Used by bench/certificates.ts, or
+ * on its own:
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/certdesk_bench_certs npx tsx bench/certificates-seed.ts --count 100000
  *
  * Drops and recreates the database named by DATABASE_URL (default certdesk_bench_certs on 127.0.0.1),
  * migrates it, creates one organization and the first signing key, inserts the certificates through
- * `insertSyntheticCertificates` (batched INSERTs; signatures computed concurrently) and prints the time
- * taken and a file of certificate ids (one per line) for a load generator.
+ * `insertSyntheticCertificates` (multi-row INSERTs of 1,000 orders and 1,000 certificates per
+ * transaction; signatures computed concurrently) and prints the time taken. The n-th certificate's id is
+ * `benchCertificateId(n)`, so a load generator and pgbench pick random ones without a list.
  */
-import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { insertSyntheticCertificates } from '../src/domain/certificates/synthetic-certificates.js';
@@ -22,41 +24,61 @@ import { openDatabase } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string' }, 'ids-file': { type: 'string' }, 'base-url': { type: 'string' } } });
-const COUNT = Number(values.count ?? 100_000);
-const URL_TEXT = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/certdesk_bench_certs';
-const BASE = values['base-url'] ?? 'http://localhost:8080';
+export const DEFAULT_CERTIFICATES_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/certdesk_bench_certs';
 const ORG = 'be9c0000-0000-4000-8000-000000000001';
+/** The first 24 characters of every benchmark certificate id; the last 12 are n in hexadecimal. */
+export const BENCH_CERTIFICATE_ID_PREFIX = 'ce000000-0000-4000-8000-';
 
-const url = new URL(URL_TEXT);
-const name = url.pathname.slice(1);
-if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`database name ${name} is not a plain identifier`);
-const adminUrl = new URL(URL_TEXT);
-adminUrl.pathname = '/postgres';
-const admin = new pg.Client({ connectionString: adminUrl.toString() });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-await admin.query(`CREATE DATABASE ${name}`);
-await admin.end();
+/** The id of the n-th benchmark certificate (0-based): a well-formed UUID (version 4, variant 10). */
+export function benchCertificateId(n: number): string {
+  return `${BENCH_CERTIFICATE_ID_PREFIX}${n.toString(16).padStart(12, '0')}`;
+}
 
-const handle = await openDatabase({ databaseUrl: url.toString(), pgliteDir: null, poolSize: 4 });
-try {
-  await migrate(handle);
-  await loadSeed(handle.db, new LocalDirectoryStorage(path.join(os.tmpdir(), 'certdesk-bench-certs-objects')), {
-    organizations: [{ id: ORG, name: 'Benchmark Studio', users: [{ email: 'owner@bench.example', username: 'Owner', is_admin: true }] }],
-  });
-  await ensureSigningKey(handle.db, null);
-  const ring = await loadKeyRing(handle.db, { masterKey: null, accessTokenTtlSeconds: 3600 });
-  const started = performance.now();
-  const ids = await insertSyntheticCertificates(
-    handle.db,
-    { clock: systemClock, signingKey: () => ring.signing, issuerUrl: BASE, publicBaseUrl: BASE },
-    { organizationId: ORG, organizationName: 'Benchmark Studio', ownerEmail: 'owner@bench.example', count: COUNT },
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const idsFile = values['ids-file'] ?? path.join(os.tmpdir(), 'certdesk-bench-certificate-ids.txt');
-  writeFileSync(idsFile, `${ids.join('\n')}\n`);
-  process.stdout.write(`${COUNT} certificates (with their orders) in ${seconds.toFixed(1)} s (${Math.round(COUNT / seconds)}/s) into ${name}; ids in ${idsFile}\n`);
-} finally {
-  await handle.close();
+export interface SeedFigures {
+  count: number;
+  /** Time of the inserts alone (signing included), without creating and migrating the database. */
+  seconds: number;
+}
+
+/** Recreates the database of `databaseUrl` with `count` certificates (see the file comment). */
+export async function seedCertificates(databaseUrl: string, count: number, baseUrl: string): Promise<SeedFigures> {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`database name ${name} is not a plain identifier`);
+  const adminUrl = new URL(databaseUrl);
+  adminUrl.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+
+  const handle = await openDatabase({ databaseUrl: url.toString(), pgliteDir: null, poolSize: 4 });
+  try {
+    await migrate(handle);
+    await loadSeed(handle.db, new LocalDirectoryStorage(path.join(os.tmpdir(), 'certdesk-bench-certs-objects')), {
+      organizations: [{ id: ORG, name: 'Benchmark Studio', users: [{ email: 'owner@bench.example', username: 'Owner', is_admin: true }] }],
+    });
+    await ensureSigningKey(handle.db, null);
+    const ring = await loadKeyRing(handle.db, { masterKey: null, accessTokenTtlSeconds: 3600 });
+    const started = performance.now();
+    await insertSyntheticCertificates(
+      handle.db,
+      { clock: systemClock, signingKey: () => ring.signing, issuerUrl: baseUrl, publicBaseUrl: baseUrl },
+      { organizationId: ORG, organizationName: 'Benchmark Studio', ownerEmail: 'owner@bench.example', count, certificateIdOf: benchCertificateId },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    // Fresh statistics, as a database that has lived a while would have.
+    await handle.pgPool!.query('ANALYZE');
+    return { count, seconds };
+  } finally {
+    await handle.close();
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { count: { type: 'string' }, 'base-url': { type: 'string' } } });
+  const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_CERTIFICATES_DATABASE_URL;
+  const { count, seconds } = await seedCertificates(databaseUrl, Number(values.count ?? 100_000), values['base-url'] ?? 'http://localhost:8080');
+  process.stdout.write(`${count} certificates (with their orders) in ${seconds.toFixed(1)} s (${Math.round(count / seconds)}/s) into ${new URL(databaseUrl).pathname.slice(1)}\n`);
 }

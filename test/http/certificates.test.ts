@@ -14,6 +14,7 @@ import {
   CertificateVerificationError,
   ensureAssetSha256,
   issueCertificate,
+  revokeCertificate,
   revokeCertificateNow,
   verifyCertificate,
 } from '../../src/domain/certificates/index.js';
@@ -257,6 +258,9 @@ describeOnEachDatabase('certificates', (getDb) => {
     const { db } = api.database;
     const clock = api.app.services.clock;
     const before = await api.get(`/v1/certificates/${certificateId}`, null);
+    const badgeBefore = await api.get(`/verify/${certificateId}/badge.svg`, null);
+    const badgeEtag = String(badgeBefore.headers.etag);
+    assert.equal((await api.get(`/verify/${certificateId}/badge.svg`, null, { 'if-none-match': badgeEtag })).statusCode, 304);
     await assert.rejects(revokeCertificateNow(db, clock, certificateId, '   ', TEST_REVIEWER), (err: { statusCode?: number }) => err.statusCode === 422);
     await assert.rejects(revokeCertificateNow(db, clock, '00000000-0000-4000-8000-000000000000', 'x', TEST_REVIEWER), (err: { statusCode?: number }) => err.statusCode === 404);
     const revoked = await revokeCertificateNow(db, clock, certificateId, '  Evidence of generation found  ', TEST_REVIEWER);
@@ -270,9 +274,77 @@ describeOnEachDatabase('certificates', (getDb) => {
     assert.match(body.revoked_at, /Z$/);
     api.openapi.assertResponse('get_certificate_v1_certificates__certificate_id__get', 200, body);
     assert.equal(((await api.get(`/v1/orders/${orderId}/certificate`, 'admin')).json() as { status: string }).status, 'revoked');
-    assert.match((await api.get(`/verify/${certificateId}/badge.svg`, null)).body, />Revoked</);
+    // The badge revalidated with the ETag it had before: the new state at once, never a 304.
+    const badgeAfter = await api.get(`/verify/${certificateId}/badge.svg`, null, { 'if-none-match': badgeEtag });
+    assert.equal(badgeAfter.statusCode, 200, 'the old badge ETag no longer matches');
+    assert.match(badgeAfter.body, />Revoked</);
+    assert.notEqual(badgeAfter.headers.etag, badgeEtag);
+    // The verify page is never stored by a cache (no-store) and says so on the next request.
+    const page = await api.get(`/verify/${certificateId}`, null);
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers['cache-control'], 'no-store');
+    assert.match(page.body, /data-status="revoked"/);
     const order = await api.get(`/v1/orders/${orderId}`, 'admin');
     assert.equal((order.json() as { order_state: string }).order_state, 'Human Certified');
+  });
+
+  it('the history records certificate_issued and certificate_revoked, in the transactions that issued and revoked', async () => {
+    type Event = { type: string; actor: string; from_state: string | null; to_state: string | null; note: string | null; changes: unknown };
+    const history = async (id: string) => {
+      const res = await api.get(`/v1/orders/${id}/history`, 'admin');
+      assert.equal(res.statusCode, 200);
+      return (res.json() as { events: Event[] }).events;
+    };
+    const events = await history(orderId);
+    const certified = events.findIndex((e) => e.type === 'state_changed' && e.to_state === 'Human Certified');
+    const issued = events.findIndex((e) => e.type === 'certificate_issued');
+    assert.ok(certified >= 0 && issued > certified, 'issued after the move to Human Certified');
+    assert.deepEqual(events[issued], {
+      ...events[issued],
+      actor: TEST_REVIEWER.kind === 'user' ? TEST_REVIEWER.email : '',
+      from_state: null,
+      to_state: null,
+      note: null,
+      changes: { certificate_id: { before: null, after: certificateId } },
+    });
+    const revoked = events.filter((e) => e.type === 'certificate_revoked');
+    assert.equal(revoked.length, 1, 'the refused second revocation recorded nothing');
+    assert.deepEqual(revoked[0], {
+      ...revoked[0],
+      actor: 'reviewer@certifier.test',
+      from_state: null,
+      to_state: null,
+      note: 'Evidence of generation found',
+      changes: { certificate_status: { before: 'valid', after: 'revoked' } },
+    });
+    assert.equal(events.at(-1)!.type, 'certificate_revoked');
+    api.openapi.assertResponse('get_order_history_v1_orders__order_id__history_get', 200, { events });
+
+    // The operator command's actor appears as certdesk:operator.
+    const other = await createOrderWithAsset(api.app, api.tokens.admin, pngBytes());
+    const otherCertificate = await certifyOrder(api.app, other);
+    await revokeCertificateNow(api.database.db, api.app.services.clock, otherCertificate.certificate_id, 'Operator revocation', { kind: 'system', component: 'operator' });
+    const last = (await history(other)).at(-1)!;
+    assert.equal(last.type, 'certificate_revoked');
+    assert.equal(last.actor, 'certdesk:operator');
+    assert.equal(last.note, 'Operator revocation');
+  });
+
+  it("a revocation and its history event share the caller's transaction: both roll back together", async () => {
+    const other = await createOrderWithAsset(api.app, api.tokens.admin, pngBytes());
+    const { certificate_id } = await certifyOrder(api.app, other);
+    const { db } = api.database;
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await revokeCertificate(trx, api.app.services.clock, certificate_id, 'Will not stick', TEST_REVIEWER);
+        throw new Error('the caller fails after revoking');
+      }),
+      /the caller fails/,
+    );
+    const res = await api.get(`/v1/certificates/${certificate_id}`, null);
+    assert.equal((res.json() as { status: string }).status, 'valid');
+    const events = ((await api.get(`/v1/orders/${other}/history`, 'admin')).json() as { events: Array<{ type: string }> }).events;
+    assert.equal(events.filter((e) => e.type === 'certificate_revoked').length, 0);
   });
 
   it('a certified order is final: no move away from Human Certified', async () => {

@@ -20,6 +20,7 @@ import type { Actor } from '../orders/order-lifecycle.service.js';
 import type { Principal } from '../principal.js';
 import type { Clock } from '../time/clock.js';
 import { isOrderVisible } from '../orders/find-visible-order.js';
+import { recordOrderEvent } from '../history/order-history.service.js';
 import {
   findCertificate,
   findCertificateOfOrder,
@@ -92,7 +93,8 @@ export interface IssueCertificateInput {
 }
 
 /**
- * Issues the certificate of an order that is `Human Certified`, inside the caller's transaction (the
+ * Issues the certificate of an order that is `Human Certified`, inside the caller's transaction, and
+ * records `certificate_issued` in the order's history there too (the
  * order's row is locked until it ends, so two issuances of one order queue up and the second is 409).
  * The asset's SHA-256 must have been recorded before the transaction (`ensureAssetSha256`).
  * @throws CertificateNotIssuableError (409), OrderNotFoundError
@@ -138,12 +140,19 @@ export async function issueCertificate(trx: Executor, deps: CertificateDeps, inp
   };
   const { revoked_at: _a, revocation_reason: _b, revoked_by: _c, ...values } = row;
   await insertCertificate(trx, values);
+  // The history event joins the same transaction: a certificate never exists without its `certificate_issued`.
+  await recordOrderEvent(trx, deps.clock, order.order_id, input.actor, {
+    type: 'certificate_issued',
+    note: null,
+    changes: { certificate_id: { before: null, after: certificateId } },
+  });
   return row;
 }
 
 /**
- * Revokes a certificate with a reason, inside the caller's transaction. Final: a second revocation is
- * 409 and changes nothing. The order keeps its state.
+ * Revokes a certificate with a reason, inside the caller's transaction, and records `certificate_revoked`
+ * in the order's history (the reason as its note). Final: a second revocation is 409 and changes nothing.
+ * The order keeps its state.
  * @throws CertificateNotFoundError (404), CertificateAlreadyRevokedError (409), InvalidRevocationReasonError (422)
  */
 export async function revokeCertificate(trx: Executor, clock: Clock, certificateId: string, reason: string, actor: Actor): Promise<CertificateRow> {
@@ -156,6 +165,13 @@ export async function revokeCertificate(trx: Executor, clock: Clock, certificate
   const revoked = await markRevoked(trx, certificateId, { revoked_at: clock.now(), revocation_reason: trimmed, revoked_by: actorLabel(actor) });
   // The row lock makes this hold; the condition keeps the write honest should a caller forget the lock.
   if (!revoked) throw new CertificateAlreadyRevokedError();
+  // Recorded in the same transaction, the reason as the event's note (docs/history.md). The order's row
+  // lock is taken after the certificate's: nothing locks an order and then waits for a certificate row.
+  await recordOrderEvent(trx, clock, revoked.order_id, actor, {
+    type: 'certificate_revoked',
+    note: trimmed,
+    changes: { certificate_status: { before: 'valid', after: 'revoked' } },
+  });
   return revoked;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Synthetic certified orders with real, verifiable certificates, inserted fast (batched multi-row
- * INSERTs, signatures computed concurrently): for tests and for the public-lookup benchmark, which needs
+ * INSERTs, one batch signed while the previous one is written): for tests and for the public-lookup benchmark, which needs
  * 100,000 certificates in PostgreSQL. Never used by the service itself.
  *
  * @example
@@ -25,6 +25,11 @@ export interface SyntheticCertificateOptions {
   batchSize?: number;
   /** Order ids are `<prefix><n>` (default `synthetic-cert-`). */
   orderIdPrefix?: string;
+  /**
+   * The id of the n-th certificate (default: a random UUID). The benchmark derives ids from n so that
+   * pgbench can pick a random one of them in SQL, exactly as the load generator does.
+   */
+  certificateIdOf?: (n: number) => string;
 }
 
 /** Inserts `count` Human Certified orders, each with a signed certificate; returns the certificate ids. */
@@ -34,6 +39,13 @@ export async function insertSyntheticCertificates(db: Db, deps: CertificateDeps,
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
   const key = deps.signingKey();
   const ids: string[] = [];
+  // One batch is written while the next one is signed (signing is CPU in this process, writing waits for
+  // the database): the previous write's outcome is awaited before the next starts, in order.
+  let writing: Promise<unknown> = Promise.resolve(null);
+  const settle = async () => {
+    const failure = await writing;
+    if (failure) throw failure;
+  };
   for (let start = 0; start < options.count; start += batchSize) {
     const n = Math.min(batchSize, options.count - start);
     const issuedAt = deps.clock.now();
@@ -59,7 +71,7 @@ export async function insertSyntheticCertificates(db: Db, deps: CertificateDeps,
           project_id: null,
         }),
       );
-      const certificateId = randomUUID();
+      const certificateId = options.certificateIdOf?.(i) ?? randomUUID();
       ids.push(certificateId);
       const claims = {
         iss: deps.issuerUrl,
@@ -90,10 +102,18 @@ export async function insertSyntheticCertificates(db: Db, deps: CertificateDeps,
       );
     }
     const rows = await Promise.all(certificates);
-    await db.transaction().execute(async (trx) => {
-      await insertOrderBatch(trx, orders);
-      await insertCertificateBatch(trx, rows);
-    });
+    await settle();
+    writing = db
+      .transaction()
+      .execute(async (trx) => {
+        await insertOrderBatch(trx, orders);
+        await insertCertificateBatch(trx, rows);
+      })
+      .then(
+        () => null,
+        (error: unknown) => error ?? new Error('batch insert failed'),
+      );
   }
+  await settle();
   return ids;
 }
