@@ -1,0 +1,58 @@
+/**
+ * A real local webhook receiver for tests: records every request (headers and raw body) and answers by
+ * path: `/ok` 200, `/fail` 500, `/gone` 410, `/redirect` 302 to `/ok`, `/hang` never answers, `/huge` 200
+ * with an endless body.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  url(path: string): string;
+  received: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: ReceivedRequest[] = [];
+  const hanging = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (path === '/ok') res.writeHead(200).end('thanks');
+      else if (path === '/fail') res.writeHead(500).end('broken');
+      else if (path === '/gone') res.writeHead(410).end('gone');
+      else if (path === '/redirect') res.writeHead(302, { location: '/ok' }).end();
+      else if (path === '/hang') hanging.add(res);
+      else if (path === '/huge') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      } else res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    received,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
