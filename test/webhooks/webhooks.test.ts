@@ -10,6 +10,7 @@ import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { revokeCertificateNow } from '../../src/domain/certificates/index.js';
+import { changeOrderIn } from '../../src/domain/orders/order-lifecycle.service.js';
 import { certifyOrder, createOrderWithAsset, TEST_REVIEWER } from '../helpers/certificates.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { ACME } from '../helpers/fixtures.js';
@@ -249,5 +250,21 @@ describeOnEachDatabase('webhooks', (getDb) => {
     assert.equal((await call('DELETE', `/v1/webhook-endpoints/${id}`, 'admin')).statusCode, 204);
     await until(async () => (await api.app.services.jobs.worker.runDue()) === 0, 'the queue to drain');
     assert.equal(to('/deleted').length, 0);
+  });
+
+  it('writes the event in the transaction of the change: a rolled-back move leaves no event', async () => {
+    const { id } = await createEndpoint('/rollback', ['order.state_changed']);
+    const orderId = await createOrderWithAsset(api.app, api.tokens.admin, pngBytes());
+    const events = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM webhook_events WHERE payload -> 'data' ->> 'order_id' = ${orderId}`.execute(api.database.db)).rows[0]!.n);
+    await assert.rejects(
+      api.database.db.transaction().execute(async (trx) => {
+        await changeOrderIn(trx, api.app.services.clock, orderId, TEST_REVIEWER, { to: 'Human Certified', onlyFrom: ['In Progress'] });
+        assert.equal(Number((await sql<{ n: string }>`SELECT count(*) AS n FROM webhook_events WHERE payload -> 'data' ->> 'order_id' = ${orderId}`.execute(trx)).rows[0]!.n), 1, 'written with the move');
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    assert.equal(await events(), 0);
+    await call('DELETE', `/v1/webhook-endpoints/${id}`, 'admin');
   });
 });
