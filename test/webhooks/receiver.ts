@@ -15,24 +15,34 @@ export interface ReceivedRequest {
 export interface Receiver {
   url(path: string): string;
   received: ReceivedRequest[];
+  /** The most requests to one path that were open at the same time. */
+  maxOpen: Map<string, number>;
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
+  const open = new Map<string, number>();
+  const maxOpen = new Map<string, number>();
   const server = http.createServer((req, res) => {
+    const key = req.url ?? '/';
+    open.set(key, (open.get(key) ?? 0) + 1);
+    maxOpen.set(key, Math.max(maxOpen.get(key) ?? 0, open.get(key)!));
+    res.on('close', () => open.set(key, open.get(key)! - 1));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (path === '/ok') res.writeHead(200).end('thanks');
-      else if (path === '/fail') res.writeHead(500).end('broken');
-      else if (path === '/gone') res.writeHead(410).end('gone');
-      else if (path === '/redirect') res.writeHead(302, { location: '/ok' }).end();
-      else if (path === '/hang') hanging.add(res);
-      else if (path === '/huge') {
+      // The query only tells endpoints apart; the path chooses the answer.
+      const route = path.split('?')[0];
+      if (route === '/ok') res.writeHead(200).end('thanks');
+      else if (route === '/fail') res.writeHead(500).end('broken');
+      else if (route === '/gone') res.writeHead(410).end('gone');
+      else if (route === '/redirect') res.writeHead(302, { location: '/ok' }).end();
+      else if (route === '/hang') hanging.add(res);
+      else if (route === '/huge') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         const chunk = Buffer.alloc(64 * 1024, 'x');
         const pump = () => {
@@ -49,6 +59,7 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     received,
+    maxOpen,
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { revokeCertificateNow } from '../../src/domain/certificates/index.js';
 import { changeOrderIn } from '../../src/domain/orders/order-lifecycle.service.js';
+import { PER_ENDPOINT_CONCURRENCY } from '../../src/domain/webhooks/delivery.js';
 import { certifyOrder, createOrderWithAsset, TEST_REVIEWER } from '../helpers/certificates.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { ACME } from '../helpers/fixtures.js';
@@ -32,7 +33,8 @@ describeOnEachDatabase('webhooks', (getDb) => {
       undefined,
       // Short deadline and retry waits: the test's receivers hang or fail on purpose.
       { webhooks: { timeoutMs: 300, schedule: { baseMs: 5, capMs: 20, windowMs: 3 * 24 * 3_600_000 } } },
-      { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      // More worker slots than the per-endpoint bound, so that bound is what holds a slow endpoint back.
+      { WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_CONCURRENCY: '10' },
     );
   });
   after(async () => {
@@ -266,5 +268,15 @@ describeOnEachDatabase('webhooks', (getDb) => {
     );
     assert.equal(await events(), 0);
     await call('DELETE', `/v1/webhook-endpoints/${id}`, 'admin');
+  });
+
+  it('sends at most PER_ENDPOINT_CONCURRENCY requests at once to one slow endpoint, while others are served', async () => {
+    const slow = await createEndpoint('/hang?slow', ['order.created']);
+    const fast = await createEndpoint('/ok?fast', ['order.created']);
+    for (let i = 0; i < 8; i++) await createOrderWithAsset(api.app, api.tokens.admin, pngBytes());
+    await until(() => to('/hang?slow').length >= 8 && to('/ok?fast').length >= 8, 'every delivery attempted at both endpoints');
+    const most = receiver.maxOpen.get('/hang?slow')!;
+    assert.ok(most >= 1 && most <= PER_ENDPOINT_CONCURRENCY, `at most ${PER_ENDPOINT_CONCURRENCY} at once (saw ${most})`);
+    for (const e of [slow, fast]) await call('DELETE', `/v1/webhook-endpoints/${e.id}`, 'admin');
   });
 });
