@@ -282,7 +282,7 @@ const specs: SettingSpec[] = [
     env: 'WEBHOOK_ALLOW_PRIVATE',
     flag: 'webhook-allow-private',
     default: false,
-    doc: 'Allow webhook endpoints over `http` and on loopback, private, link-local and other non-public addresses (development and tests only: it turns the SSRF guard off).',
+    doc: 'Allow webhook endpoints over `http` and on loopback, private, link-local and other non-public addresses (development and tests only: it turns the SSRF guard off; refused in production).',
     parse: boolean,
   },
   { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
@@ -353,6 +353,8 @@ export function loadConfig(env: RawSettings = process.env, flags: Partial<Record
   };
   const config = Object.fromEntries(settings.map((s) => [s.key, get(s.key)])) as unknown as Config;
   checkDetectionTransport(config);
+  // The SSRF guard of webhooks (docs/webhooks.md): never off in production.
+  if (config.webhookAllowPrivate && config.env === 'production') throw new ConfigError('WEBHOOK_ALLOW_PRIVATE=true is refused when CERTDESK_ENV=production: it lets webhook endpoints reach internal addresses');
   config.dataDir = path.resolve(config.dataDir);
   config.objectStorageDir = path.resolve(config.objectStorageDir);
   return config;

@@ -12,6 +12,8 @@ import { Webhook } from 'standardwebhooks';
 import { revokeCertificateNow } from '../../src/domain/certificates/index.js';
 import { changeOrderIn } from '../../src/domain/orders/order-lifecycle.service.js';
 import { PER_ENDPOINT_CONCURRENCY } from '../../src/domain/webhooks/delivery.js';
+import { deleteSettledWebhookEvents } from '../../src/domain/webhooks/webhook.repository.js';
+import { WEBHOOK_EVENT_RETENTION_MS } from '../../src/domain/intake/cleanup.js';
 import { certifyOrder, createOrderWithAsset, TEST_REVIEWER } from '../helpers/certificates.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { ACME } from '../helpers/fixtures.js';
@@ -278,5 +280,21 @@ describeOnEachDatabase('webhooks', (getDb) => {
     const most = receiver.maxOpen.get('/hang?slow')!;
     assert.ok(most >= 1 && most <= PER_ENDPOINT_CONCURRENCY, `at most ${PER_ENDPOINT_CONCURRENCY} at once (saw ${most})`);
     for (const e of [slow, fast]) await call('DELETE', `/v1/webhook-endpoints/${e.id}`, 'admin');
+  });
+
+  it('forgets settled events after 30 days (the cleanup job), never one with a pending delivery', async () => {
+    const ok = await createEndpoint('/ok?retention', ['order.created']);
+    const failing = await createEndpoint('/fail?retention', ['order.created']);
+    const orderId = await createOrderWithAsset(api.app, api.tokens.admin, pngBytes());
+    await until(async () => (await deliveriesOf(ok.id)).deliveries[0]?.status === 'succeeded', 'the delivery');
+    const db = api.database.db;
+    await sql`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE payload -> 'data' ->> 'order_id' = ${orderId}`.execute(db);
+    const remaining = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM webhook_events WHERE payload -> 'data' ->> 'order_id' = ${orderId}`.execute(db)).rows[0]!.n);
+    assert.equal(await deleteSettledWebhookEvents(db, WEBHOOK_EVENT_RETENTION_MS), 0, 'the failing endpoint still has it pending');
+    await sql`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id = ${failing.id}::uuid`.execute(db);
+    assert.equal(await deleteSettledWebhookEvents(db, WEBHOOK_EVENT_RETENTION_MS), 1);
+    assert.equal(await remaining(), 0);
+    assert.deepEqual((await deliveriesOf(ok.id)).deliveries, []);
+    for (const e of [ok, failing]) await call('DELETE', `/v1/webhook-endpoints/${e.id}`, 'admin');
   });
 });

@@ -204,3 +204,18 @@ export async function deferDelivery(db: Executor, deliveryId: string, delayMs: n
     INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at)
     VALUES (${DELIVER_WEBHOOK_JOB}::text, jsonb_build_object('delivery_id', ${deliveryId}::text), now() + ${Math.round(delayMs)}::bigint * interval '1 millisecond', 5, now())`.execute(db);
 }
+
+/**
+ * Forgets events older than `retentionMs` none of whose deliveries is still pending (their deliveries go
+ * with them). @returns how many events.
+ */
+export async function deleteSettledWebhookEvents(db: Executor, retentionMs: number, limit = 5000): Promise<number> {
+  const result = await sql`
+    DELETE FROM webhook_events WHERE event_id IN (
+      SELECT e.event_id FROM webhook_events e
+      WHERE e.created_at < now() - ${retentionMs}::bigint * interval '1 millisecond'
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.event_id AND d.status = 'pending')
+      LIMIT ${limit})
+    RETURNING event_id`.execute(db);
+  return result.rows.length;
+}
