@@ -44,6 +44,12 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ TRUSTED_PROXY_HOPS: 'all' }), /TRUSTED_PROXY_HOPS must be an integer from 0 to 10/);
   });
 
+  it('refuses WEBHOOK_ALLOW_PRIVATE in production and allows it elsewhere', () => {
+    assert.equal(loadConfig({}).webhookAllowPrivate, false);
+    assert.equal(loadConfig({ CERTDESK_ENV: 'test', WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate, true);
+    assert.throws(() => loadConfig({ CERTDESK_ENV: 'production', MASTER_KEY: 'k'.repeat(40), WEBHOOK_ALLOW_PRIVATE: 'true' }), (e: unknown) => e instanceof ConfigError && /WEBHOOK_ALLOW_PRIVATE/.test(e.message));
+  });
+
   it('names the variable at fault in one line', () => {
     assert.throws(() => loadConfig({ PORT: '80a' }), (e: unknown) => e instanceof ConfigError && /^PORT must be an integer/.test(e.message));
     assert.throws(() => loadConfig({}, { port: '70000' }), /--port must be an integer from 0 to 65535/);

@@ -45,6 +45,8 @@ export interface Config {
   uploadRateWindowSeconds: number;
   /** Background jobs run by `serve` at once (0: `serve` runs none; use `certdesk worker`). */
   workerConcurrency: number;
+  /** Webhook targets may be `http` and any address (development, tests); never in production. */
+  webhookAllowPrivate: boolean;
   /** Ceiling of the first wait after a transient job failure (doubles per attempt). */
   jobRetryBaseMs: number;
   /** Largest ceiling of any wait between job attempts. */
@@ -275,6 +277,14 @@ const specs: SettingSpec[] = [
   { key: 'maxOutstandingUploadBytes', env: 'MAX_OUTSTANDING_UPLOAD_BYTES', flag: 'max-outstanding-upload-bytes', default: 2 * 1024 ** 3, defaultNote: '2 GiB', doc: 'Per user: bytes of the uploads not yet used by an order and not expired (announced sizes); an announcement that would pass it is 429 with `Retry-After`.', parse: integer(1, 1024 ** 5) },
   { key: 'uploadRateLimit', env: 'UPLOAD_RATE_LIMIT', flag: 'upload-rate-limit', default: 300, doc: 'Per user: uploads created (`POST /v1/uploads` and multipart `POST /v1/orders`) per `UPLOAD_RATE_WINDOW`, counted across instances in Redis when `REDIS_URL` is set; past it 429 with `Retry-After`.', parse: integer(1, 1_000_000) },
   { key: 'uploadRateWindowSeconds', env: 'UPLOAD_RATE_WINDOW', flag: 'upload-rate-window', default: 600, doc: 'Seconds of the `UPLOAD_RATE_LIMIT` window (fixed, starting at the first upload).', parse: integer(1, 86400) },
+  {
+    key: 'webhookAllowPrivate',
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    flag: 'webhook-allow-private',
+    default: false,
+    doc: 'Allow webhook endpoints over `http` and on loopback, private, link-local and other non-public addresses (development and tests only: it turns the SSRF guard off; refused in production).',
+    parse: boolean,
+  },
   { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
   {
     key: 'aiDetectionUrl',
@@ -343,6 +353,8 @@ export function loadConfig(env: RawSettings = process.env, flags: Partial<Record
   };
   const config = Object.fromEntries(settings.map((s) => [s.key, get(s.key)])) as unknown as Config;
   checkDetectionTransport(config);
+  // The SSRF guard of webhooks (docs/webhooks.md): never off in production.
+  if (config.webhookAllowPrivate && config.env === 'production') throw new ConfigError('WEBHOOK_ALLOW_PRIVATE=true is refused when CERTDESK_ENV=production: it lets webhook endpoints reach internal addresses');
   config.dataDir = path.resolve(config.dataDir);
   config.objectStorageDir = path.resolve(config.objectStorageDir);
   return config;

@@ -32,6 +32,8 @@ import type { CertificateDeps } from '../domain/certificates/index.js';
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
 import { JobRuntime } from '../jobs/job-runtime.js';
+import type { DeliverySchedule } from '../domain/webhooks/delivery.js';
+import { WebhookSender } from '../integrations/webhook-sender/webhook-sender.js';
 import { countJobs } from '../jobs/job.repository.js';
 import { clusterMetricsRenderer } from '../cluster/cluster-metrics.js';
 import { isClusterWorker } from '../cluster/serve-cluster.js';
@@ -65,6 +67,8 @@ export interface ServiceInput {
   oauth?: OAuthTuning;
   /** Settings of the job worker that a test drives (poll interval, lease, backoff). */
   jobs?: ConstructorParameters<typeof JobRuntime>[0]['worker'];
+  /** Webhook delivery timings (tests shorten the 15 s deadline and the retry schedule). */
+  webhooks?: { timeoutMs?: number; schedule?: DeliverySchedule; random?: () => number };
 }
 
 export interface Services {
@@ -138,6 +142,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     heapMb: config.analysisDecoderHeapMb,
     onThreadCrash: (err, blamed) => log.error({ err, blamed }, blamed === 'file' ? 'a file crashed its decoder thread' : 'decoder threads are failing'),
   });
+  const webhookSender = new WebhookSender({ timeoutMs: input.webhooks?.timeoutMs, allowPrivate: config.webhookAllowPrivate });
   const jobs = new JobRuntime({
     db,
     clock,
@@ -152,6 +157,12 @@ export async function createServices(input: ServiceInput): Promise<Services> {
       if (!isDatabaseUnavailable(err)) log.error({ err }, 'job queue error');
     },
     worker: input.jobs,
+    webhooks: {
+      transport: webhookSender,
+      masterKey: config.masterKey,
+      schedule: input.webhooks?.schedule,
+      random: input.webhooks?.random,
+    },
   });
   const stopOutageLog = logDatabaseOutages(database, log);
   const certificates: CertificateDeps = {
@@ -185,6 +196,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
         await decoder.close();
+        webhookSender.close();
         stopOutageLog();
         await oauth.stop();
         // Limiters a caller brought are the caller's to close.

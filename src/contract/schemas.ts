@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { certificateComponentSchemas } from './certificate-schemas.js';
+import { webhookComponentSchemas } from './webhook-schemas.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -298,6 +299,7 @@ export const componentSchemas: TSchema[] = [
   HTTPValidationError,
   ErrorDetail,
   ...certificateComponentSchemas,
+  ...webhookComponentSchemas,
 ];
 
 export type OrderAnalysisLineT = Static<typeof OrderAnalysisLine>;

@@ -30,6 +30,7 @@ import { orderHistoryRoutes } from './routes/order-history.js';
 import { orderIntakeRoutes } from './routes/order-intake.js';
 import { certificateRoutes } from './routes/certificates.js';
 import { certificateBadgeRoutes } from './routes/certificate-badge.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { organizationMemberRoutes } from './routes/organization-members.js';
 import { projectRoutes } from './routes/projects.js';
 import { webPlugin } from '../web/index.js';
@@ -95,6 +96,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(objectRoutes);
   await app.register(projectRoutes);
   await app.register(organizationMemberRoutes);
+  await app.register(webhookEndpointRoutes);
   await app.register(webPlugin);
   return app;
 }

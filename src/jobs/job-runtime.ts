@@ -5,7 +5,8 @@
 import { analysisChecks } from '../domain/analysis/checks.js';
 import type { DetectionService } from '../domain/analysis/detection/detection-protocol.js';
 import { analyzeOrderJob, type AnalysisDeps } from '../domain/analysis/pipeline.js';
-import { ANALYZE_ORDER_JOB, CLEANUP_JOB } from '../domain/background/job-kinds.js';
+import { ANALYZE_ORDER_JOB, CLEANUP_JOB, DELIVER_WEBHOOK_JOB } from '../domain/background/job-kinds.js';
+import { deliverWebhookJob, type DeliveryDeps } from '../domain/webhooks/delivery.js';
 import { cleanupJob } from '../domain/intake/cleanup.js';
 import type { Clock } from '../domain/time/clock.js';
 import type { Db } from '../storage/database.js';
@@ -30,6 +31,8 @@ export interface JobRuntimeDeps {
   retry?: RetrySchedule;
   /** Sees every attempt (queue metrics). */
   observer?: JobObserver;
+  /** Webhook deliveries (absent: the `deliver_webhook` jobs are left to a process that has them). */
+  webhooks?: Omit<DeliveryDeps, 'db'>;
   worker?: Partial<Pick<WorkerOptions, 'leaseMs' | 'pollMs' | 'backoffMs' | 'workerId' | 'retry'>>;
 }
 
@@ -39,6 +42,7 @@ export function jobHandlers(deps: JobRuntimeDeps): Record<string, JobHandler> {
   return {
     [ANALYZE_ORDER_JOB]: analyzeOrderJob({ db: deps.db, clock: deps.clock, storage: deps.storage, decoder: deps.decoder, checks: deps.checks ?? analysisChecks({ db: deps.db, detection: deps.detection ?? null }) }),
     [CLEANUP_JOB]: cleanupJob(deps),
+    ...(deps.webhooks ? { [DELIVER_WEBHOOK_JOB]: deliverWebhookJob({ db: deps.db, ...deps.webhooks }) } : {}),
   };
 }
 

@@ -233,6 +233,44 @@ export interface CertificatesTable {
   revoked_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** migrations/0009_webhooks.sql (docs/webhooks.md). */
+export interface WebhookEndpointsTable {
+  id: string;
+  organization_id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookEventsTable {
+  event_id: string;
+  organization_id: string;
+  type: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  created_at: DefaultedTimestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  status: ColumnType<'pending' | 'succeeded' | 'failed', 'pending' | 'succeeded' | 'failed' | undefined>;
+  attempts: ColumnType<number, number | undefined>;
+  created_at: DefaultedTimestamp;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  response_status: number | null;
+  latency_ms: number | null;
+  response_excerpt: string | null;
+}
+
 export interface SchemaMigrationsTable {
   version: string;
   name: string;
@@ -257,6 +295,9 @@ export interface Database {
   order_analysis_failures: OrderAnalysisFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
   certificates: CertificatesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   schema_migrations: SchemaMigrationsTable;
   reviewers: ReviewersTable;
   review_claims: ReviewClaimsTable;

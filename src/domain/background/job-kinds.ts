@@ -9,6 +9,13 @@ export const ANALYZE_ORDER_JOB = 'analyze_order';
 /** Deletes expired uploads, Idempotency-Key records and old finished jobs (domain/intake/cleanup.ts). */
 export const CLEANUP_JOB = 'cleanup';
 
+/**
+ * Sends one webhook delivery (domain/webhooks/delivery.ts). Queued by the outbox triggers
+ * (migrations/0009_webhooks.sql) and by the delivery itself for its next attempt: the delivery keeps its own
+ * retry schedule (up to 3 days), so the job's attempts only cover a worker that died mid-send.
+ */
+export const DELIVER_WEBHOOK_JOB = 'deliver_webhook';
+
 export interface JobKindDefaults {
   /** Claims before the job fails for good. */
   maxAttempts: number;
@@ -23,6 +30,7 @@ export interface JobKindDefaults {
 export const JOB_KIND_DEFAULTS: Readonly<Record<string, JobKindDefaults>> = {
   [ANALYZE_ORDER_JOB]: { maxAttempts: 25 },
   [CLEANUP_JOB]: { maxAttempts: 1 },
+  [DELIVER_WEBHOOK_JOB]: { maxAttempts: 5 },
 };
 
 /** For a kind not listed above. */

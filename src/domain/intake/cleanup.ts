@@ -1,6 +1,7 @@
 /**
  * The `cleanup` job: deletes unused uploads (bytes, then rows) an hour after they expired, Idempotency-Key
- * records past their 24 hours, and finished jobs after a week. Queued by every worker every few minutes
+ * records past their 24 hours, finished jobs after a week, and settled webhook events (with their delivery
+ * logs) after 30 days. Queued by every worker every few minutes
  * under one singleton key, so a fleet runs it once at a time.
  */
 import { CLEANUP_JOB } from '../background/job-kinds.js';
@@ -11,11 +12,14 @@ import type { ObjectStorage } from '../../storage/object-storage/index.js';
 import type { Clock } from '../time/clock.js';
 import { deleteExpiredUploadRows, listExpiredUploads } from './upload.repository.js';
 import { deleteExpiredIdempotencyKeys } from './idempotency.repository.js';
+import { deleteSettledWebhookEvents } from '../webhooks/webhook.repository.js';
 
 export { CLEANUP_JOB };
 /** An expired upload's bytes may still be arriving (a PUT that started just before expiry). */
 const UPLOAD_GRACE_MS = 3_600_000;
 const FINISHED_JOB_RETENTION_MS = 7 * 86_400_000;
+/** Webhook events and their delivery logs (none pending) are kept this long (docs/webhooks.md). */
+export const WEBHOOK_EVENT_RETENTION_MS = 30 * 86_400_000;
 const BATCH = 500;
 
 /** Some uploads' bytes could not be deleted: their rows stay, and the next run tries them again. */
@@ -61,6 +65,7 @@ export function cleanupJob(deps: { db: Db; clock: Clock; storage: ObjectStorage;
       }
       await deleteExpiredIdempotencyKeys(deps.db, new Date(now));
       await deleteFinishedJobs(deps.db, FINISHED_JOB_RETENTION_MS);
+      await deleteSettledWebhookEvents(deps.db, WEBHOOK_EVENT_RETENTION_MS);
       // Reported after the rest of the cleanup ran: the job ends failed (visible), and the next run retries.
       if (failed.length > 0) throw new UploadCleanupError(failed, firstError);
     },

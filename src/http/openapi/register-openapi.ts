@@ -58,6 +58,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         { name: 'orders', description: 'Certificate orders: states, analysis results, annotations, previews.' },
         { name: 'projects', description: 'Projects, their members and detection thresholds.' },
         { name: 'organizations', description: 'Organization members.' },
+        { name: 'webhooks', description: "Webhook endpoints of the organization (administrators' clients only) and their delivery logs." },
         { name: 'oauth2', description: 'OAuth 2.0 token service (client credentials).' },
       ],
       components: {

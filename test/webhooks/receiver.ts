@@ -1,0 +1,69 @@
+/**
+ * A real local webhook receiver for tests: records every request (headers and raw body) and answers by
+ * path: `/ok` 200, `/fail` 500, `/gone` 410, `/redirect` 302 to `/ok`, `/hang` never answers, `/huge` 200
+ * with an endless body.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  url(path: string): string;
+  received: ReceivedRequest[];
+  /** The most requests to one path that were open at the same time. */
+  maxOpen: Map<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: ReceivedRequest[] = [];
+  const hanging = new Set<http.ServerResponse>();
+  const open = new Map<string, number>();
+  const maxOpen = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    const key = req.url ?? '/';
+    open.set(key, (open.get(key) ?? 0) + 1);
+    maxOpen.set(key, Math.max(maxOpen.get(key) ?? 0, open.get(key)!));
+    res.on('close', () => open.set(key, open.get(key)! - 1));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      // The query only tells endpoints apart; the path chooses the answer.
+      const route = path.split('?')[0];
+      if (route === '/ok') res.writeHead(200).end('thanks');
+      else if (route === '/fail') res.writeHead(500).end('broken');
+      else if (route === '/gone') res.writeHead(410).end('gone');
+      else if (route === '/redirect') res.writeHead(302, { location: '/ok' }).end();
+      else if (route === '/hang') hanging.add(res);
+      else if (route === '/huge') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      } else res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    received,
+    maxOpen,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
