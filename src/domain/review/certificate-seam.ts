@@ -4,7 +4,6 @@
  * inside it (signed, stored; a throw rolls the whole decision back).
  */
 import type { Db, Executor } from '../../storage/database.js';
-import { recordOrderEvent } from '../history/order-history.service.js';
 import type { ObjectStorage } from '../../storage/object-storage/object-storage.js';
 import { AssetBytesMissingError, CertificateNotIssuableError, ensureAssetSha256, issueCertificate, type CertificateDeps } from '../certificates/index.js';
 
@@ -38,12 +37,8 @@ export function reviewCertificateIssuer(db: Db, storage: ObjectStorage, certific
     },
     issue: async (trx, request) => {
       const actor = { kind: 'user' as const, userId: request.reviewer.userId, email: request.reviewer.email, clientId: null };
-      const certificate = await issueCertificate(trx, certificates, { orderId: request.orderId, actor });
-      // The order's history names the certificate (docs/history.md), in the same transaction.
-      await recordOrderEvent(trx, certificates.clock, request.orderId, actor, {
-        type: 'certificate_issued',
-        changes: { certificate_id: { before: null, after: certificate.certificate_id } },
-      });
+      // issueCertificate records `certificate_issued` in the order's history itself, in this transaction.
+      await issueCertificate(trx, certificates, { orderId: request.orderId, actor });
     },
   };
 }
