@@ -5,12 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { databaseTargets } from '../helpers/database.js';
 import { ACME, ACME_ORDER_COUNT, USERS } from '../helpers/fixtures.js';
+import { certifyOrder } from '../helpers/certificates.js';
+import { pngBytes } from '../helpers/images.js';
 import { startServedApi, type ServedApi } from './served-api.js';
 
 const BIN = path.resolve('clients/typescript/dist/cli/certdesk-client.js');
@@ -82,6 +84,27 @@ for (const target of databaseTargets()) {
       const members = await run(['members', ACME.id, '--json'], env);
       assert.equal(members.code, 0, members.stderr);
       assert.ok((JSON.parse(members.stdout) as { org_admins: string[] }).org_admins.includes(USERS.admin.email));
+    });
+
+    it('creates orders from files, and verifies a certificate against the certified file', async () => {
+      const art = path.join(configDir, 'art.png');
+      const other = path.join(configDir, 'other.png');
+      writeFileSync(art, pngBytes(9, 7));
+      writeFileSync(other, pngBytes(5, 5));
+      const created = await run(['orders', 'create', art, '--title', 'from the CLI', '--json'], env);
+      assert.equal(created.code, 0, created.stderr);
+      const order = JSON.parse(created.stdout) as { order_id: string; order_title: string; order_state: string };
+      assert.equal(order.order_title, 'from the CLI');
+      assert.equal(order.order_state, 'In Progress');
+      await certifyOrder(served.app, order.order_id);
+      const verified = await run(['certificate', order.order_id, '--verify', art, '--json'], env);
+      assert.equal(verified.code, 0, verified.stderr);
+      assert.equal((JSON.parse(verified.stdout) as { status: string }).status, 'valid');
+      const wrongFile = await run(['certificate', order.order_id, '--verify', other, '--json'], env);
+      assert.equal(wrongFile.code, 9, wrongFile.stderr);
+      assert.match(wrongFile.stderr, /^certdesk-client: .*is not the certified file/);
+      const waited = await run(['orders', 'wait', order.order_id, '--json'], env);
+      assert.equal(waited.code, 0, waited.stderr);
     });
 
     it('exits with documented codes and one line on stderr per failure', async () => {
