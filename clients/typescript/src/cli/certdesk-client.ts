@@ -1,0 +1,258 @@
+#!/usr/bin/env node
+/**
+ * `certdesk-client`: the command-line client of the certdesk API, built on @certdesk/client.
+ * Data on stdout (a table on a terminal, JSON/NDJSON/CSV otherwise), progress and failures on stderr
+ * (one line per failure), exit codes in exit-codes.ts.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, openAsBlob } from 'node:fs';
+import path from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { Certdesk } from '../client.js';
+import { verifyCertificate } from '../certificate.js';
+import type { Order, OrderPreview } from '../types.js';
+import { loadCredentials, saveCredentials } from './config.js';
+import { CliFailure, EXIT, exitCodeOf, failureLine } from './exit-codes.js';
+import { chooseFormat, printObject, RowWriter, type Column, type Format } from './output.js';
+import { readSecret } from './secret.js';
+
+const FINAL_STATES = new Set(['Human Certified', 'Reviewed', 'Failed', 'Unsupported File']);
+
+interface FormatFlags {
+  json?: boolean;
+  ndjson?: boolean;
+  csv?: boolean;
+}
+
+function clientFromEnvironment(): Certdesk {
+  const credentials = loadCredentials();
+  return new Certdesk({
+    ...credentials,
+    ...(process.env.CERTDESK_TIMEOUT_MS ? { timeoutMs: Number(process.env.CERTDESK_TIMEOUT_MS) } : {}),
+    onRetry: ({ attempt, delayMs, reason }) => progress(`retry ${attempt} in ${delayMs} ms: ${reason}`),
+  });
+}
+
+const stderrTty = Boolean(process.stderr.isTTY);
+let progressShown = false;
+/** Progress on stderr, only on a terminal (one line, rewritten), so machine output stays clean. */
+function progress(message: string): void {
+  if (!stderrTty) return;
+  process.stderr.write(`\r\x1b[2K${message}`);
+  progressShown = true;
+}
+function endProgress(): void {
+  if (progressShown) process.stderr.write('\n');
+  progressShown = false;
+}
+
+function formatOf(flags: FormatFlags, machineDefault: Format): Format {
+  return chooseFormat(flags, Boolean(process.stdout.isTTY), machineDefault);
+}
+
+function withFormats(command: Command, machine = true): Command {
+  command.addOption(new Option('--json', 'JSON').conflicts(['ndjson', 'csv']));
+  if (machine) {
+    command.addOption(new Option('--ndjson', 'one JSON object per line').conflicts(['json', 'csv']));
+    command.addOption(new Option('--csv', 'CSV with a header line').conflicts(['json', 'ndjson']));
+  }
+  return command;
+}
+
+const ORDER_COLUMNS: Column<Order | OrderPreview>[] = [
+  { header: 'order_id', value: (o) => o.order_id },
+  { header: 'order_state', value: (o) => o.order_state },
+  { header: 'creation_time', value: (o) => o.creation_time },
+  { header: 'order_title', value: (o) => o.order_title },
+  { header: 'project', value: (o) => ('project' in o ? o.project?.name : undefined) },
+  { header: 'asset_name', value: (o) => ('asset_name' in o ? o.asset_name : undefined) },
+  { header: 'email', value: (o) => ('email' in o ? o.email : undefined) },
+  { header: 'tags', value: (o) => o.tags },
+];
+
+async function sha256OfFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function waitForOrder(client: Certdesk, orderId: string, intervalMs: number): Promise<Order> {
+  for (;;) {
+    const order = await client.orders.get(orderId);
+    progress(`${orderId}: ${order.order_state}`);
+    if (FINAL_STATES.has(order.order_state) || order.order_state === 'Action Required') return order;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+function waitOutcome(order: Order): void {
+  if (order.order_state !== 'Human Certified' && order.order_state !== 'Reviewed') process.exitCode = EXIT.orderNotCertified;
+}
+
+export function program(): Command {
+  const cli = new Command('certdesk-client')
+    .description('Command-line client of the certdesk API. Credentials: CERTDESK_BASE_URL, CERTDESK_CLIENT_ID, CERTDESK_CLIENT_SECRET, or `login`.')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? `certdesk-client: ${s}` : s) });
+
+  cli
+    .command('login')
+    .description('check the credentials and store them in the config directory (mode 0600); without --client-secret the secret is read from stdin')
+    .requiredOption('--base-url <url>', 'the API base URL')
+    .requiredOption('--client-id <id>', 'the API client id')
+    .option('--client-secret <secret>', 'the client secret (default: read from standard input, without echo)')
+    .action(async (opts: { baseUrl: string; clientId: string; clientSecret?: string }) => {
+      const clientSecret = opts.clientSecret ?? (await readSecret('Client secret: '));
+      if (!clientSecret) throw new CliFailure('no client secret given', EXIT.usage);
+      const credentials = { baseUrl: opts.baseUrl, clientId: opts.clientId, clientSecret };
+      await new Certdesk(credentials).accessToken(); // refuses wrong credentials before storing them
+      const file = saveCredentials(credentials);
+      process.stderr.write(`credentials stored in ${file}\n`);
+    });
+
+  const orders = cli.command('orders').description('list, show, create and follow orders');
+  withFormats(
+    orders
+      .command('list')
+      .description('orders of a scope, newest first (first page; --all: every page)')
+      .option('--project <id>', '`All Projects`, `Personal Certificates` or a project id', 'All Projects')
+      .option('--all', 'stream every page (progress on stderr)')
+      .option('--limit <n>', 'orders per page (1..1000)', (v) => Number.parseInt(v, 10))
+      .option('--preview', 'OrderPreview items (fewer fields)'),
+  ).action(async (opts: FormatFlags & { project: string; all?: boolean; limit?: number; preview?: boolean }) => {
+    const client = clientFromEnvironment();
+    const format = formatOf(opts, 'ndjson');
+    const writer = new RowWriter<Order | OrderPreview>(process.stdout, format, ORDER_COLUMNS, process.stdout.columns ?? 120);
+    const list = client.orders.list({ projectId: opts.project, ...(opts.preview ? { preview: true } : {}), ...(opts.limit ? { limit: opts.limit } : {}) });
+    let count = 0;
+    let pages = 0;
+    for await (const page of list.pages()) {
+      pages++;
+      for (const order of (opts.preview ? page.order_previews : page.orders) ?? []) {
+        await writer.row(order);
+        count++;
+      }
+      if (opts.all) progress(`${count} of ${page.order_stats.total_orders} orders (${pages} pages)`);
+      if (!opts.all) break;
+    }
+    endProgress();
+    await writer.end();
+  });
+
+  withFormats(orders.command('get').argument('<id>', 'order id').description('one order'), false).action(async (id: string, opts: FormatFlags) => {
+    await printObject(process.stdout, formatOf(opts, 'json'), await clientFromEnvironment().orders.get(id));
+  });
+
+  withFormats(orders.command('history').argument('<id>', 'order id').description('the order\'s audit history, oldest first')).action(async (id: string, opts: FormatFlags) => {
+    const { events } = await clientFromEnvironment().orders.history(id);
+    const writer = new RowWriter(process.stdout, formatOf(opts, 'ndjson'), [
+      { header: 'at', value: (e: (typeof events)[number]) => e.at },
+      { header: 'type', value: (e) => e.type },
+      { header: 'actor', value: (e) => e.actor },
+      { header: 'from_state', value: (e) => e.from_state },
+      { header: 'to_state', value: (e) => e.to_state },
+      { header: 'note', value: (e) => e.note },
+    ], process.stdout.columns ?? 120);
+    for (const event of events) await writer.row(event);
+    await writer.end();
+  });
+
+  withFormats(
+    orders
+      .command('create')
+      .argument('<file...>', 'asset files, one order each')
+      .option('--project <id>', 'project id (default: a personal order)')
+      .option('--title <title>', 'order title (default: the file name)')
+      .option('--wait', 'wait until each order is decided (exit 10 when not certified or reviewed)')
+      .description('upload files and create one order per file'),
+    false,
+  ).action(async (files: string[], opts: FormatFlags & { project?: string; title?: string; wait?: boolean }) => {
+    const client = clientFromEnvironment();
+    const format = formatOf(opts, 'json');
+    for (const [i, file] of files.entries()) {
+      progress(`[${i + 1}/${files.length}] uploading ${file}`);
+      const blob = await openAsBlob(file);
+      let order = await client.orders.create({ file: blob, fileName: path.basename(file), projectId: opts.project ?? null, orderTitle: opts.title ?? path.basename(file) });
+      progress(`[${i + 1}/${files.length}] created ${order.order_id}`);
+      if (opts.wait) {
+        order = await waitForOrder(client, order.order_id, 2000);
+        waitOutcome(order);
+      }
+      endProgress();
+      await printObject(process.stdout, format === 'table' ? 'table' : 'json', order);
+    }
+  });
+
+  withFormats(orders.command('wait').argument('<id>', 'order id').description('wait until the order is decided (exit 10 when not certified or reviewed)'), false).action(async (id: string, opts: FormatFlags) => {
+    const order = await waitForOrder(clientFromEnvironment(), id, 2000);
+    endProgress();
+    await printObject(process.stdout, formatOf(opts, 'json'), order);
+    waitOutcome(order);
+  });
+
+  withFormats(
+    cli
+      .command('certificate')
+      .argument('<order_id>', 'order id')
+      .option('--verify <file>', 'also check the signature offline against the JWKS and that FILE is the certified file (exit 9 otherwise)')
+      .description('the certificate of an order'),
+    false,
+  ).action(async (orderId: string, opts: FormatFlags & { verify?: string }) => {
+    const client = clientFromEnvironment();
+    const certificate = await client.orders.certificate(orderId);
+    await printObject(process.stdout, formatOf(opts, 'json'), certificate);
+    if (opts.verify) {
+      const jwks = await client.certificates.jwks();
+      try {
+        await verifyCertificate(certificate.jws, jwks as Parameters<typeof verifyCertificate>[1]);
+      } catch (error) {
+        throw new CliFailure(`the certificate's signature does not verify: ${(error as Error).message}`, EXIT.verification);
+      }
+      const digest = await sha256OfFile(opts.verify);
+      if (digest !== certificate.asset_sha256) throw new CliFailure(`${opts.verify} is not the certified file (sha256 ${digest}, certified ${certificate.asset_sha256})`, EXIT.verification);
+      if (certificate.status !== 'valid') throw new CliFailure(`the certificate was revoked: ${certificate.revocation_reason ?? ''}`, EXIT.verification);
+      process.stderr.write(`verified: signature valid, ${opts.verify} is the certified file\n`);
+    }
+  });
+
+  withFormats(cli.command('projects').description('projects').command('list').description('the projects the client sees')).action(async (opts: FormatFlags) => {
+    const projects = await clientFromEnvironment().projects.list();
+    const writer = new RowWriter(process.stdout, formatOf(opts, 'ndjson'), [
+      { header: 'id', value: (p: (typeof projects)[number]) => p.id },
+      { header: 'name', value: (p) => p.name },
+      { header: 'date_created', value: (p) => p.date_created },
+      { header: 'members', value: (p) => p.members.length },
+    ], process.stdout.columns ?? 120);
+    for (const project of projects) await writer.row(project);
+    await writer.end();
+  });
+
+  withFormats(cli.command('members').argument('<org_id>', 'organization id').description('members of an organization'), false).action(async (orgId: string, opts: FormatFlags) => {
+    await printObject(process.stdout, formatOf(opts, 'json'), await clientFromEnvironment().organizations.members(orgId));
+  });
+
+  return cli;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await program().parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    endProgress();
+    if (error instanceof CommanderError) {
+      // --help and --version are not failures; commander printed its message already.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    process.stderr.write(`${failureLine(error)}\n`);
+    return exitCodeOf(error);
+  }
+}
+
+// Only as a program (the bundle's entry), not when a test imports program().
+if (process.argv[1] && /certdesk-client(\.[cm]?[jt]s)?$/.test(process.argv[1])) {
+  const code = await main(process.argv);
+  process.stdout.write('', () => process.exit(code));
+}
+

@@ -1,0 +1,25 @@
+/**
+ * @certdesk/client: the typed client of the certdesk API (Node 20 and browsers; fetch only: nothing
+ * here may import a Node module, the command-line client lives in src/cli/).
+ */
+export { Certdesk, type CertdeskOptions, type CreateOrderParams } from './client.js';
+export { OrderList, type ListOrdersParams } from './orders-list.js';
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type VerifyWebhookOptions } from './webhook.js';
+export { verifyCertificate, CERTIFICATE_TYPE, type CertificateClaims, type VerifyCertificateOptions } from './certificate.js';
+export {
+  CertdeskError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  PayloadTooLargeError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  ServiceUnavailableError,
+  CertdeskConnectionError,
+  CertdeskTimeoutError,
+} from './errors.js';
+export { type RetryPolicy } from './retry.js';
+export type * from './types.js';
