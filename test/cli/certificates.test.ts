@@ -3,78 +3,28 @@
  * real certificate; PostgreSQL when TEST_DATABASE_URL is set, else embedded PGlite in a data directory.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { insertSyntheticCertificates } from '../../src/domain/certificates/synthetic-certificates.js';
 import { loadSeed } from '../../src/domain/seed/seed.js';
 import { systemClock } from '../../src/domain/time/clock.js';
 import { ensureSigningKey, loadKeyRing } from '../../src/oauth/keys/signing-keys.js';
-import { openDatabase } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
+import { CliScratch, CLI_DATABASE } from './cli-harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/certdesk', import.meta.url));
-const ENTRY = `import(${JSON.stringify(MAIN)}).then((m) => m.main(['node', 'certdesk', ...process.argv.slice(1)]))`;
-const CLI = process.env.npm_lifecycle_event === 'test' ? [BIN] : ['--import', 'tsx', '-e', ENTRY, '--'];
 const ORG = 'ce470000-0000-4000-8000-000000000001';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function adminQuery(text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
-}
-
-describe(`certdesk certificates (end to end, ${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, () => {
-  let dir: string;
-  let databaseUrl = '';
-  let database: string | null = null;
+describe(`certdesk certificates (end to end, ${CLI_DATABASE})`, () => {
+  let scratch: CliScratch;
   let certificateId: string;
-
-  function certdesk(args: string[]): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [...CLI, '--data-dir', dir, ...args], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, CERTDESK_ENV: 'test', LOG_LEVEL: 'silent' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const certdesk = (args: string[]) => scratch.run(args);
 
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-cli-certs-'));
-    if (process.env.TEST_DATABASE_URL) {
-      database = `certdesk_clicert_${process.pid}_${randomBytes(4).toString('hex')}`;
-      await adminQuery(`CREATE DATABASE ${database}`);
-      const url = new URL(process.env.TEST_DATABASE_URL);
-      url.pathname = `/${database}`;
-      databaseUrl = url.toString();
-    }
-    const handle = await openDatabase({ databaseUrl: databaseUrl || null, pgliteDir: databaseUrl ? null : path.join(dir, 'pglite'), poolSize: 2 });
-    try {
+    scratch = await CliScratch.open('cli-certs');
+    await scratch.withDatabase(async (handle) => {
       await migrate(handle);
-      await loadSeed(handle.db, new LocalDirectoryStorage(path.join(dir, 'objects')), {
+      await loadSeed(handle.db, new LocalDirectoryStorage(path.join(scratch.dir, 'objects')), {
         organizations: [{ id: ORG, name: 'Certified Co', users: [{ email: 'owner@certified.test', username: 'Owner', is_admin: true }] }],
       });
       await ensureSigningKey(handle.db, null);
@@ -84,13 +34,10 @@ describe(`certdesk certificates (end to end, ${process.env.TEST_DATABASE_URL ? '
         { clock: systemClock, signingKey: () => ring.signing, issuerUrl: 'http://localhost:8080', publicBaseUrl: 'http://localhost:8080' },
         { organizationId: ORG, organizationName: 'Certified Co', ownerEmail: 'owner@certified.test', count: 1 },
       )) as [string];
-    } finally {
-      await handle.close();
-    }
+    });
   });
   after(async () => {
-    if (database) await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    rmSync(dir, { recursive: true, force: true });
+    await scratch?.close();
   });
 
   it('shows a certificate (text and --json)', async () => {

@@ -5,14 +5,9 @@
  * transient cause, one for a permanent cause.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { PermanentJobError } from '../../src/domain/background/job-handler.js';
 import { ANALYZE_ORDER_JOB, analysisJobKey } from '../../src/domain/background/job-kinds.js';
 import { analyzeOrderJob } from '../../src/domain/analysis/pipeline.js';
@@ -22,90 +17,29 @@ import { listOrderEvents, readOrder } from '../../src/domain/orders/order-lifecy
 import { systemClock } from '../../src/domain/time/clock.js';
 import { enqueueJob } from '../../src/jobs/job-queue.js';
 import { Worker } from '../../src/jobs/worker.js';
-import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
+import { CliScratch, CLI_DATABASE, expectOneLineError as refused, lines } from './cli-harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/certdesk', import.meta.url));
-const ENTRY = `import(${JSON.stringify(MAIN)}).then((m) => m.main(['node', 'certdesk', ...process.argv.slice(1)]))`;
-const CLI = process.env.npm_lifecycle_event === 'test' ? [BIN] : ['--import', 'tsx', '-e', ENTRY, '--'];
 const SEED = fileURLToPath(new URL('../../docs/examples/seed-small.json', import.meta.url));
 const ORG = '5a11e000-0000-4000-8000-000000000001';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const lines = (text: string) => text.split('\n').filter((l) => l !== '');
-
-async function adminQuery(text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
-}
-
-describe(`certdesk jobs and orders reanalyse (end to end, ${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, () => {
-  let dir: string;
-  let databaseUrl = '';
-  let database: string | null = null;
-
-  const certdesk = (args: string[]): Promise<Run> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [...CLI, '--data-dir', dir, ...args], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, CERTDESK_ENV: 'test', LOG_LEVEL: 'silent' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-
-  /** The database itself, between commands (the embedded one admits one process at a time). */
-  async function withDb<T>(fn: (h: DatabaseHandle) => Promise<T>): Promise<T> {
-    const handle = await openDatabase({ databaseUrl: databaseUrl || null, pgliteDir: path.join(dir, 'pglite'), poolSize: 2, owner: 'command' });
-    try {
-      return await fn(handle);
-    } finally {
-      await handle.close();
-    }
-  }
-
-  const refused = (run: Run, message: RegExp) => {
-    assert.equal(run.code, 1, `exit code (stderr: ${run.stderr})`);
-    assert.equal(lines(run.stderr).length, 1, run.stderr);
-    assert.match(run.stderr, message);
-  };
+describe(`certdesk jobs and orders reanalyse (end to end, ${CLI_DATABASE})`, () => {
+  let scratch: CliScratch;
+  const certdesk = (args: string[]) => scratch.run(args);
 
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-cli-jobs-'));
-    if (process.env.TEST_DATABASE_URL) {
-      database = `certdesk_cli_jobs_${process.pid}_${randomBytes(4).toString('hex')}`;
-      await adminQuery(`CREATE DATABASE ${database}`);
-      const url = new URL(process.env.TEST_DATABASE_URL);
-      url.pathname = `/${database}`;
-      databaseUrl = url.toString();
-    }
+    scratch = await CliScratch.open('cli-jobs');
     const seeded = await certdesk(['seed', SEED]);
     assert.equal(seeded.code, 0, seeded.stderr);
   });
   after(async () => {
-    if (database) await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    rmSync(dir, { recursive: true, force: true });
+    await scratch?.close();
   });
 
   it('lists failed jobs with their cause, retries one, re-analyses a transient failure and refuses a permanent one', async () => {
     const transientOrder = 'small-0003'; // In Progress in the seed
     const permanentOrder = randomUUID();
-    await withDb(async (h) => {
+    await scratch.withDatabase(async (h) => {
       await createOrder(h.db, systemClock, toOrderRow(ORG, {
         order_id: permanentOrder, username: 'op', email: 'op@example.com', order_state: 'In Progress', order_title: 'bad bytes',
         asset_id: permanentOrder, asset_name: 'x.png', asset_last_modified_timestamp: '0', ordered_by: null, creation_time: new Date().toISOString(), project_id: null,
@@ -115,7 +49,7 @@ describe(`certdesk jobs and orders reanalyse (end to end, ${process.env.TEST_DAT
       }
       await enqueueJob(h.db, 'cleanup', {}, { maxAttempts: 1 });
       // The real final-failure hook of the analysis; the run fails as a detection outage or as bad bytes.
-      const real = analyzeOrderJob({ db: h.db, clock: systemClock, storage: new LocalDirectoryStorage(dir) });
+      const real = analyzeOrderJob({ db: h.db, clock: systemClock, storage: new LocalDirectoryStorage(scratch.dir) });
       const worker = new Worker({
         db: h.db,
         concurrency: 4,
@@ -170,7 +104,7 @@ describe(`certdesk jobs and orders reanalyse (end to end, ${process.env.TEST_DAT
     assert.equal(result.order_id, transientOrder);
     refused(await certdesk(['orders', 'reanalyse', transientOrder]), /is In Progress, not Failed/);
 
-    await withDb(async (h) => {
+    await scratch.withDatabase(async (h) => {
       assert.equal((await readOrder(h.db, transientOrder))?.order_state, 'In Progress');
       const events = await listOrderEvents(h.db, transientOrder);
       const moves = events.filter((e) => e.from_state !== null).map((e) => [e.from_state, e.to_state, e.actor_kind, e.actor_id]);

@@ -3,135 +3,71 @@
  * against a temporary embedded database, and checks exit codes, stdout (--json) and single-line errors.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { after, before, describe, it } from 'node:test';
+import { CliScratch, CLI_DATABASE, expectOneLineError, lines } from './cli-harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/certdesk', import.meta.url));
-const ENTRY = `import(${JSON.stringify(MAIN)}).then((m) => m.main(['node', 'certdesk', ...process.argv.slice(1)]))`;
-/**
- * `npm test` builds dist/ first, so there the real bin/certdesk runs (fast to start); run alone
- * (`node --import tsx --test this-file`), the CLI runs from src/ through tsx, so no build is needed.
- */
-const CLI = process.env.npm_lifecycle_event === 'test' ? [BIN] : ['--import', 'tsx', '-e', ENTRY, '--'];
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * With TEST_DATABASE_URL the commands run against a throw-away PostgreSQL database (each command connects
- * in milliseconds); without it, against embedded PGlite in the data directory (each start takes seconds).
- */
-let databaseUrl = '';
-
-async function adminQuery(text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
-}
-
-function certdesk(dataDir: string, args: string[], stdin = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, '--data-dir', dataDir, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, CERTDESK_ENV: 'test', LOG_LEVEL: 'silent' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-const lines = (text: string) => text.split('\n').filter((l) => l !== '');
-
-function expectOneLineError(run: Run, message: RegExp): void {
-  assert.equal(run.code, 1, `exit code (stderr: ${run.stderr})`);
-  assert.equal(lines(run.stderr).length, 1, `one stderr line, got: ${run.stderr}`);
-  assert.match(run.stderr, message);
-}
-
-describe(`certdesk operator commands (end to end, ${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, () => {
-  let dir: string;
+describe(`certdesk operator commands (end to end, ${CLI_DATABASE})`, () => {
   const ORG = '5eed0000-0000-4000-8000-000000000001';
   const PROJECT = '5eed0000-0000-4000-8000-0000000000a1';
 
-  let database: string | null = null;
+  let scratch: CliScratch;
+  let dir: string;
+  const certdesk = (args: string[], stdin = '') => scratch.run(args, stdin);
 
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-cli-'));
-    if (process.env.TEST_DATABASE_URL) {
-      database = `certdesk_cli_${process.pid}_${randomBytes(4).toString('hex')}`;
-      await adminQuery(`CREATE DATABASE ${database}`);
-      const url = new URL(process.env.TEST_DATABASE_URL);
-      url.pathname = `/${database}`;
-      databaseUrl = url.toString();
-    }
+    scratch = await CliScratch.open('cli');
+    dir = scratch.dir;
   });
   after(async () => {
-    if (database) await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    rmSync(dir, { recursive: true, force: true });
+    await scratch?.close();
   });
 
   it('refuses unknown commands and flags with exit code 1', async () => {
-    const command = await certdesk(dir, ['frobnicate']);
+    const command = await certdesk(['frobnicate']);
     assert.equal(command.code, 1);
     assert.deepEqual(lines(command.stderr), ["certdesk: unknown command 'frobnicate' (see --help)"]);
-    const flag = await certdesk(dir, ['org', 'list', '--colour']);
+    const flag = await certdesk(['org', 'list', '--colour']);
     assert.equal(flag.code, 1);
     assert.deepEqual(lines(flag.stderr), ["certdesk: unknown option '--colour' (see --help)"]);
   });
 
   it('explains a missing file, a bad seed and a missing organization in one line', async () => {
-    expectOneLineError(await certdesk(dir, ['import', '--org', ORG, path.join(dir, 'missing.ndjson')]), /^certdesk: cannot read .*missing\.ndjson: ENOENT\n$/);
+    expectOneLineError(await certdesk(['import', '--org', ORG, path.join(dir, 'missing.ndjson')]), /^certdesk: cannot read .*missing\.ndjson: ENOENT\n$/);
     const seed = path.join(dir, 'bad-seed.json');
     writeFileSync(seed, JSON.stringify({ organizations: [{ id: ORG, name: 'X', orders: [{ order_id: 'x' }] }] }));
-    expectOneLineError(await certdesk(dir, ['seed', seed]), /^certdesk: .*bad-seed\.json: organizations\[0\]\.orders\[0\]\.\w+: is required\n$/);
+    expectOneLineError(await certdesk(['seed', seed]), /^certdesk: .*bad-seed\.json: organizations\[0\]\.orders\[0\]\.\w+: is required\n$/);
     const list = path.join(dir, 'list-seed.json');
     writeFileSync(list, '[]');
     expectOneLineError(
-      await certdesk(dir, ['seed', list]),
+      await certdesk(['seed', list]),
       /^certdesk: .*list-seed\.json: expected a JSON object \{"organizations": \[\.\.\.\], "objects": \[\.\.\.\]\} \(see docs\/seed-format\.md\), got an array\n$/,
     );
-    const typo = await certdesk(dir, ['import', '--organization', ORG, path.join(dir, 'x.ndjson')]);
+    const typo = await certdesk(['import', '--organization', ORG, path.join(dir, 'x.ndjson')]);
     assert.equal(typo.code, 1);
     assert.deepEqual(lines(typo.stderr), ["certdesk: unknown option '--organization' (see --help)"]);
-    expectOneLineError(await certdesk(dir, ['import', path.join(dir, 'x.ndjson')]), /^certdesk: required option '--org <id>' not specified \(see --help\)\n$/);
-    expectOneLineError(await certdesk(dir, ['user', 'list', '--org', ORG]), /^certdesk: no organization with id 5eed0000-0000-4000-8000-000000000001\n$/);
+    expectOneLineError(await certdesk(['import', path.join(dir, 'x.ndjson')]), /^certdesk: required option '--org <id>' not specified \(see --help\)\n$/);
+    expectOneLineError(await certdesk(['user', 'list', '--org', ORG]), /^certdesk: no organization with id 5eed0000-0000-4000-8000-000000000001\n$/);
   });
 
   it('loads the complete example of docs/seed-format.md, twice without changes; seed --help points to the format', async () => {
     const example = fileURLToPath(new URL('../../docs/examples/seed-small.json', import.meta.url));
-    const first = await certdesk(dir, ['seed', example, '--json']);
+    const first = await certdesk(['seed', example, '--json']);
     assert.equal(first.code, 0, first.stderr);
     const report = JSON.parse(first.stdout);
     assert.deepEqual({ ...report, changed: undefined }, { organizations: 1, users: 2, projects: 1, apiClients: 1, orders: 3, objects: 3, changed: undefined });
     assert.ok(report.changed > 0);
-    const again = await certdesk(dir, ['seed', example, '--json']);
+    const again = await certdesk(['seed', example, '--json']);
     assert.equal(JSON.parse(again.stdout).changed, 0);
-    const help = await certdesk(dir, ['seed', '--help']);
+    const help = await certdesk(['seed', '--help']);
     assert.match(help.stdout, /docs\/seed-format\.md/);
   });
 
   it('demo-data --seed-file says what it wrote', async () => {
     const file = path.join(dir, 'demo-seed.json');
-    const run = await certdesk(dir, ['demo-data', '--seed-file', file]);
+    const run = await certdesk(['demo-data', '--seed-file', file]);
     assert.equal(run.code, 0, run.stderr);
     const seed = JSON.parse(readFileSync(file, 'utf8'));
     const orders = seed.organizations.reduce((n: number, o: { orders?: unknown[] }) => n + (o.orders?.length ?? 0), 0);
@@ -139,72 +75,72 @@ describe(`certdesk operator commands (end to end, ${process.env.TEST_DATABASE_UR
   });
 
   it('creates and lists organizations, users, projects, members and clients (--json), password from stdin', async () => {
-    const org = await certdesk(dir, ['org', 'create', '--name', 'CLI Test Org', '--id', ORG, '--json']);
+    const org = await certdesk(['org', 'create', '--name', 'CLI Test Org', '--id', ORG, '--json']);
     assert.equal(org.code, 0, org.stderr);
     assert.deepEqual({ ...JSON.parse(org.stdout), created_at: undefined }, { id: ORG, name: 'CLI Test Org', created_at: undefined });
-    expectOneLineError(await certdesk(dir, ['org', 'create', '--name', 'Again', '--id', ORG]), /already exists/);
-    assert.ok(JSON.parse((await certdesk(dir, ['org', 'list', '--json'])).stdout).some((o: { id: string }) => o.id === ORG));
+    expectOneLineError(await certdesk(['org', 'create', '--name', 'Again', '--id', ORG]), /already exists/);
+    assert.ok(JSON.parse((await certdesk(['org', 'list', '--json'])).stdout).some((o: { id: string }) => o.id === ORG));
 
-    const admin = await certdesk(dir, ['user', 'add', '--org', ORG, '--email', 'ada@cli.test', '--username', 'Ada', '--admin', '--password-stdin', '--json'], 'correct horse battery\n');
+    const admin = await certdesk(['user', 'add', '--org', ORG, '--email', 'ada@cli.test', '--username', 'Ada', '--admin', '--password-stdin', '--json'], 'correct horse battery\n');
     assert.equal(admin.code, 0, admin.stderr);
     assert.equal(JSON.parse(admin.stdout).has_password, true);
     assert.ok(!admin.stdout.includes('correct horse'), 'the password is never printed');
-    expectOneLineError(await certdesk(dir, ['user', 'add', '--org', ORG, '--email', 'short@cli.test', '--username', 'S', '--password-stdin'], 'short\n'), /password must be 8/);
-    const viewer = await certdesk(dir, ['user', 'add', '--org', ORG, '--email', 'vic@cli.test', '--username', 'Vic', '--json']);
+    expectOneLineError(await certdesk(['user', 'add', '--org', ORG, '--email', 'short@cli.test', '--username', 'S', '--password-stdin'], 'short\n'), /password must be 8/);
+    const viewer = await certdesk(['user', 'add', '--org', ORG, '--email', 'vic@cli.test', '--username', 'Vic', '--json']);
     assert.equal(JSON.parse(viewer.stdout).has_password, false);
-    const users = JSON.parse((await certdesk(dir, ['user', 'list', '--org', ORG, '--json'])).stdout) as Array<{ email: string; is_admin: boolean }>;
+    const users = JSON.parse((await certdesk(['user', 'list', '--org', ORG, '--json'])).stdout) as Array<{ email: string; is_admin: boolean }>;
     assert.deepEqual(users.map((u) => [u.email, u.is_admin]), [['ada@cli.test', true], ['vic@cli.test', false]]);
 
-    const project = await certdesk(dir, ['project', 'create', '--org', ORG, '--name', 'Launch', '--id', PROJECT, '--json']);
+    const project = await certdesk(['project', 'create', '--org', ORG, '--name', 'Launch', '--id', PROJECT, '--json']);
     assert.equal(JSON.parse(project.stdout).id, PROJECT);
-    expectOneLineError(await certdesk(dir, ['project', 'create', '--org', ORG, '--name', 'Launch']), /already exists in the organization/);
-    const added = await certdesk(dir, ['project', 'add-member', '--project', PROJECT, '--email', 'vic@cli.test', '--role', 'viewer', '--json']);
+    expectOneLineError(await certdesk(['project', 'create', '--org', ORG, '--name', 'Launch']), /already exists in the organization/);
+    const added = await certdesk(['project', 'add-member', '--project', PROJECT, '--email', 'vic@cli.test', '--role', 'viewer', '--json']);
     assert.deepEqual(JSON.parse(added.stdout).members, [{ email: 'vic@cli.test', role: 'viewer' }]);
-    expectOneLineError(await certdesk(dir, ['project', 'add-member', '--project', PROJECT, '--email', 'vic@cli.test', '--role', 'owner']), /role must be one of admin, editor, viewer/);
-    expectOneLineError(await certdesk(dir, ['project', 'add-member', '--project', PROJECT, '--email', 'nobody@cli.test', '--role', 'editor']), /no user with e-mail nobody@cli\.test/);
-    const listed = JSON.parse((await certdesk(dir, ['project', 'list', '--org', ORG, '--json'])).stdout);
+    expectOneLineError(await certdesk(['project', 'add-member', '--project', PROJECT, '--email', 'vic@cli.test', '--role', 'owner']), /role must be one of admin, editor, viewer/);
+    expectOneLineError(await certdesk(['project', 'add-member', '--project', PROJECT, '--email', 'nobody@cli.test', '--role', 'editor']), /no user with e-mail nobody@cli\.test/);
+    const listed = JSON.parse((await certdesk(['project', 'list', '--org', ORG, '--json'])).stdout);
     assert.deepEqual(listed.map((p: { name: string; members: unknown[] }) => [p.name, p.members.length]), [['Launch', 1]]);
-    const removed = await certdesk(dir, ['project', 'remove-member', '--project', PROJECT, '--email', 'vic@cli.test', '--json']);
+    const removed = await certdesk(['project', 'remove-member', '--project', PROJECT, '--email', 'vic@cli.test', '--json']);
     assert.deepEqual(JSON.parse(removed.stdout).members, []);
-    expectOneLineError(await certdesk(dir, ['project', 'remove-member', '--project', PROJECT, '--email', 'vic@cli.test']), /is not a member/);
+    expectOneLineError(await certdesk(['project', 'remove-member', '--project', PROJECT, '--email', 'vic@cli.test']), /is not a member/);
 
-    const created = await certdesk(dir, ['client', 'create', '--org', ORG, '--user-email', 'ada@cli.test', '--name', 'CI', '--scope', 'enterprise-api-access/read', 'enterprise-api-access/write', '--json']);
+    const created = await certdesk(['client', 'create', '--org', ORG, '--user-email', 'ada@cli.test', '--name', 'CI', '--scope', 'enterprise-api-access/read', 'enterprise-api-access/write', '--json']);
     assert.equal(created.code, 0, created.stderr);
     const client = JSON.parse(created.stdout) as { client_id: string; client_secret: string; scopes: string[] };
     assert.match(client.client_secret, /^cds_[A-Za-z0-9_-]{43}$/);
     assert.deepEqual(client.scopes, ['enterprise-api-access/read', 'enterprise-api-access/write']);
-    expectOneLineError(await certdesk(dir, ['client', 'create', '--org', ORG, '--user-email', 'ada@cli.test', '--scope', 'admin']), /unknown scope: admin/);
-    const clients = await certdesk(dir, ['client', 'list', '--org', ORG, '--json']);
+    expectOneLineError(await certdesk(['client', 'create', '--org', ORG, '--user-email', 'ada@cli.test', '--scope', 'admin']), /unknown scope: admin/);
+    const clients = await certdesk(['client', 'list', '--org', ORG, '--json']);
     assert.ok(!clients.stdout.includes(client.client_secret), 'list never shows the secret');
     assert.deepEqual(JSON.parse(clients.stdout).map((c: { client_id: string; revoked_at: string | null }) => [c.client_id, c.revoked_at]), [[client.client_id, null]]);
-    const revoked = await certdesk(dir, ['client', 'revoke', client.client_id, '--json']);
+    const revoked = await certdesk(['client', 'revoke', client.client_id, '--json']);
     assert.ok(JSON.parse(revoked.stdout).revoked_at);
-    expectOneLineError(await certdesk(dir, ['client', 'revoke', 'cd_nope']), /no API client with id cd_nope/);
+    expectOneLineError(await certdesk(['client', 'revoke', 'cd_nope']), /no API client with id cd_nope/);
   });
 
   it('imports generated orders from standard input, then refuses them again with nothing written', async () => {
-    const generated = await certdesk(dir, ['demo-data', '--ndjson', '300', '--org', ORG, '--project', PROJECT, '--seed', '5']);
+    const generated = await certdesk(['demo-data', '--ndjson', '300', '--org', ORG, '--project', PROJECT, '--seed', '5']);
     assert.equal(generated.code, 0, generated.stderr);
     assert.equal(lines(generated.stdout).length, 300);
-    const again = await certdesk(dir, ['demo-data', '--ndjson', '300', '--org', ORG, '--project', PROJECT, '--seed', '5']);
+    const again = await certdesk(['demo-data', '--ndjson', '300', '--org', ORG, '--project', PROJECT, '--seed', '5']);
     assert.equal(again.stdout, generated.stdout, 'deterministic');
-    const imported = await certdesk(dir, ['import', '--org', ORG, '-', '--json'], generated.stdout);
+    const imported = await certdesk(['import', '--org', ORG, '-', '--json'], generated.stdout);
     assert.equal(imported.code, 0, imported.stderr);
     assert.equal(JSON.parse(imported.stdout).orders, 300);
-    expectOneLineError(await certdesk(dir, ['import', '--org', ORG, '-'], generated.stdout), /^certdesk: line 1: order_id: duplicate order id "gen5-000000"/);
+    expectOneLineError(await certdesk(['import', '--org', ORG, '-'], generated.stdout), /^certdesk: line 1: order_id: duplicate order id "gen5-000000"/);
     const file = path.join(dir, 'bad.ndjson');
     const bad = lines(generated.stdout).map((l) => l.replace('gen5-', 'new5-'));
     bad[150] = bad[150]!.replace(/"order_state":"[^"]+"/, '"order_state":"Done"');
     writeFileSync(file, `${bad.join('\n')}\n`);
-    expectOneLineError(await certdesk(dir, ['import', '--org', ORG, file]), /^certdesk: line 151: order_state: must be one of /);
+    expectOneLineError(await certdesk(['import', '--org', ORG, file]), /^certdesk: line 151: order_state: must be one of /);
   });
 
   it('writes the same demo seed file every time', async () => {
     const a = path.join(dir, 'a.json');
     const b = path.join(dir, 'b.json');
-    assert.equal((await certdesk(dir, ['demo-data', '--seed-file', a])).code, 0);
-    assert.equal((await certdesk(dir, ['demo-data', '--seed-file', b])).code, 0);
+    assert.equal((await certdesk(['demo-data', '--seed-file', a])).code, 0);
+    assert.equal((await certdesk(['demo-data', '--seed-file', b])).code, 0);
     assert.ok(readFileSync(a).equals(readFileSync(b)));
-    expectOneLineError(await certdesk(dir, ['demo-data']), /give exactly one of --seed-file FILE or --ndjson COUNT/);
+    expectOneLineError(await certdesk(['demo-data']), /give exactly one of --seed-file FILE or --ndjson COUNT/);
   });
 });

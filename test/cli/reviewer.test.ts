@@ -4,71 +4,23 @@
  * temporary data directory.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
+import { CliScratch, CLI_DATABASE } from './cli-harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/certdesk', import.meta.url));
-const ENTRY = `import(${JSON.stringify(MAIN)}).then((m) => m.main(['node', 'certdesk', ...process.argv.slice(1)]))`;
-const CLI = process.env.npm_lifecycle_event === 'test' ? [BIN] : ['--import', 'tsx', '-e', ENTRY, '--'];
 const SEED = fileURLToPath(new URL('../../docs/examples/seed-small.json', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function adminQuery(text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
-}
-
-describe(`certdesk reviewer (end to end, ${process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'})`, () => {
-  let dir: string;
-  let databaseUrl = '';
-  let database: string | null = null;
-
-  const certdesk = (args: string[]): Promise<Run> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [...CLI, '--data-dir', dir, ...args], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, CERTDESK_ENV: 'test', LOG_LEVEL: 'silent' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+describe(`certdesk reviewer (end to end, ${CLI_DATABASE})`, () => {
+  let scratch: CliScratch;
+  const certdesk = (args: string[]) => scratch.run(args);
 
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-reviewer-cli-'));
-    if (process.env.TEST_DATABASE_URL) {
-      database = `certdesk_reviewer_${process.pid}_${randomBytes(4).toString('hex')}`;
-      await adminQuery(`CREATE DATABASE ${database}`);
-      const url = new URL(process.env.TEST_DATABASE_URL);
-      url.pathname = `/${database}`;
-      databaseUrl = url.toString();
-    }
+    scratch = await CliScratch.open('reviewer-cli');
     const seeded = await certdesk(['seed', SEED]);
     assert.equal(seeded.code, 0, seeded.stderr);
   });
   after(async () => {
-    if (database) await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    rmSync(dir, { recursive: true, force: true });
+    await scratch?.close();
   });
 
   it('grants, lists and revokes (text and --json); granting twice and revoking twice change nothing', async () => {
