@@ -11,17 +11,17 @@ import { systemClock } from '../../src/domain/time/clock.js';
 import { ensureSigningKey, loadKeyRing } from '../../src/oauth/keys/signing-keys.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
-import { CliScratch, CLI_DATABASE } from './cli-harness.js';
+import { CliScratch, CLI_DATABASES } from './cli-harness.js';
 
 const ORG = 'ce470000-0000-4000-8000-000000000001';
 
-describe(`certdesk certificates (end to end, ${CLI_DATABASE})`, () => {
+for (const database of CLI_DATABASES) describe(`certdesk certificates (end to end, ${database})`, () => {
   let scratch: CliScratch;
   let certificateId: string;
   const certdesk = (args: string[]) => scratch.run(args);
 
   before(async () => {
-    scratch = await CliScratch.open('cli-certs');
+    scratch = await CliScratch.open('cli-certs', database);
     await scratch.withDatabase(async (handle) => {
       await migrate(handle);
       await loadSeed(handle.db, new LocalDirectoryStorage(path.join(scratch.dir, 'objects')), {

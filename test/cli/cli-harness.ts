@@ -23,8 +23,9 @@ const ENTRY = `import(${JSON.stringify(MAIN)}).then((m) => m.main(['node', 'cert
  */
 const CLI = process.env.npm_lifecycle_event === 'test' ? [BIN] : ['--import', 'tsx', '-e', ENTRY, '--'];
 
-/** Which database the suites run on, for their titles. */
-export const CLI_DATABASE = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
+export type CliDatabase = 'pglite' | 'postgres';
+/** Every suite runs on embedded PGlite always, and on PostgreSQL too when TEST_DATABASE_URL is set. */
+export const CLI_DATABASES: readonly CliDatabase[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
 export interface CliRun {
   code: number | null;
@@ -62,15 +63,15 @@ export class CliScratch {
     private readonly database: string | null,
   ) {}
 
-  static async open(prefix: string): Promise<CliScratch> {
+  static async open(prefix: string, database: CliDatabase): Promise<CliScratch> {
     const dir = mkdtempSync(path.join(os.tmpdir(), `certdesk-${prefix}-`));
-    if (!process.env.TEST_DATABASE_URL) return new CliScratch(dir, '', null);
+    if (database === 'pglite' || !process.env.TEST_DATABASE_URL) return new CliScratch(dir, '', null);
     // Commands connect in milliseconds to PostgreSQL, where each embedded start takes seconds.
-    const database = `certdesk_${prefix.replace(/\W/g, '_')}_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE ${database}`);
+    const name = `certdesk_${prefix.replace(/\W/g, '_')}_${process.pid}_${randomBytes(4).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE ${name}`);
     const url = new URL(process.env.TEST_DATABASE_URL);
-    url.pathname = `/${database}`;
-    return new CliScratch(dir, url.toString(), database);
+    url.pathname = `/${name}`;
+    return new CliScratch(dir, url.toString(), name);
   }
 
   /** Runs `certdesk --data-dir DIR ...args` with `stdin` as its input. */

@@ -18,17 +18,17 @@ import { systemClock } from '../../src/domain/time/clock.js';
 import { enqueueJob } from '../../src/jobs/job-queue.js';
 import { Worker } from '../../src/jobs/worker.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
-import { CliScratch, CLI_DATABASE, expectOneLineError as refused, lines } from './cli-harness.js';
+import { CliScratch, CLI_DATABASES, expectOneLineError as refused, lines } from './cli-harness.js';
 
 const SEED = fileURLToPath(new URL('../../docs/examples/seed-small.json', import.meta.url));
 const ORG = '5a11e000-0000-4000-8000-000000000001';
 
-describe(`certdesk jobs and orders reanalyse (end to end, ${CLI_DATABASE})`, () => {
+for (const database of CLI_DATABASES) describe(`certdesk jobs and orders reanalyse (end to end, ${database})`, () => {
   let scratch: CliScratch;
   const certdesk = (args: string[]) => scratch.run(args);
 
   before(async () => {
-    scratch = await CliScratch.open('cli-jobs');
+    scratch = await CliScratch.open('cli-jobs', database);
     const seeded = await certdesk(['seed', SEED]);
     assert.equal(seeded.code, 0, seeded.stderr);
   });

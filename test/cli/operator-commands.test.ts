@@ -7,9 +7,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { CliScratch, CLI_DATABASE, expectOneLineError, lines } from './cli-harness.js';
+import { CliScratch, CLI_DATABASES, expectOneLineError, lines } from './cli-harness.js';
 
-describe(`certdesk operator commands (end to end, ${CLI_DATABASE})`, () => {
+for (const database of CLI_DATABASES) describe(`certdesk operator commands (end to end, ${database})`, () => {
   const ORG = '5eed0000-0000-4000-8000-000000000001';
   const PROJECT = '5eed0000-0000-4000-8000-0000000000a1';
 
@@ -18,7 +18,7 @@ describe(`certdesk operator commands (end to end, ${CLI_DATABASE})`, () => {
   const certdesk = (args: string[], stdin = '') => scratch.run(args, stdin);
 
   before(async () => {
-    scratch = await CliScratch.open('cli');
+    scratch = await CliScratch.open('cli', database);
     dir = scratch.dir;
   });
   after(async () => {

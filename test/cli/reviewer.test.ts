@@ -6,16 +6,16 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { CliScratch, CLI_DATABASE } from './cli-harness.js';
+import { CliScratch, CLI_DATABASES } from './cli-harness.js';
 
 const SEED = fileURLToPath(new URL('../../docs/examples/seed-small.json', import.meta.url));
 
-describe(`certdesk reviewer (end to end, ${CLI_DATABASE})`, () => {
+for (const database of CLI_DATABASES) describe(`certdesk reviewer (end to end, ${database})`, () => {
   let scratch: CliScratch;
   const certdesk = (args: string[]) => scratch.run(args);
 
   before(async () => {
-    scratch = await CliScratch.open('reviewer-cli');
+    scratch = await CliScratch.open('reviewer-cli', database);
     const seeded = await certdesk(['seed', SEED]);
     assert.equal(seeded.code, 0, seeded.stderr);
   });
