@@ -39,7 +39,8 @@ export class InvalidDeliveryPageTokenError extends Error {
   override name = 'InvalidDeliveryPageTokenError';
 }
 
-function requireAdmin(principal: Principal): void {
+/** Who manages webhook endpoints: the organization's administrators (the web pages ask before showing a form). */
+export function requireWebhookAdmin(principal: Principal): void {
   if (!principal.isAdmin) throw new ForbiddenError('errors.webhook_admin_only');
 }
 
@@ -70,14 +71,14 @@ function toDeliveryObject(row: DeliveryListRow): WebhookDeliveryT {
 }
 
 async function endpointOf(deps: WebhookEndpointDeps, principal: Principal, id: string): Promise<EndpointRow> {
-  requireAdmin(principal);
+  requireWebhookAdmin(principal);
   const row = await findEndpoint(deps.db, principal.organizationId, id);
   if (!row) throw new NotFoundError('errors.webhook_endpoint_not_found');
   return row;
 }
 
 export async function createWebhookEndpoint(deps: WebhookEndpointDeps, principal: Principal, body: CreateWebhookEndpointRequestT): Promise<WebhookEndpointT & { secret: string }> {
-  requireAdmin(principal);
+  requireWebhookAdmin(principal);
   const url = await checkWebhookUrl(body.url, deps);
   const id = randomUUID();
   const secret = newWebhookSecret();
@@ -93,7 +94,7 @@ export async function createWebhookEndpoint(deps: WebhookEndpointDeps, principal
 }
 
 export async function listWebhookEndpoints(deps: WebhookEndpointDeps, principal: Principal): Promise<{ webhook_endpoints: WebhookEndpointT[] }> {
-  requireAdmin(principal);
+  requireWebhookAdmin(principal);
   return { webhook_endpoints: (await listEndpoints(deps.db, principal.organizationId)).map(toEndpointObject) };
 }
 
@@ -115,7 +116,7 @@ export async function updateWebhookEndpoint(deps: WebhookEndpointDeps, principal
 }
 
 export async function deleteWebhookEndpoint(deps: WebhookEndpointDeps, principal: Principal, id: string): Promise<void> {
-  requireAdmin(principal);
+  requireWebhookAdmin(principal);
   if (!(await deleteEndpoint(deps.db, principal.organizationId, id))) throw new NotFoundError('errors.webhook_endpoint_not_found');
 }
 
