@@ -23,6 +23,8 @@ import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { buildWebApp } from './web-test-helpers.js';
 
 const DOC_SCREENSHOT = path.resolve('docs/screenshots/webhooks.png');
+/** The other steps' pictures, for looking at (gitignored like the other browser suites'). */
+const SCREENSHOTS = path.resolve('test-output/screenshots');
 
 after(removeTemporaryObjectStorages);
 
@@ -37,6 +39,7 @@ describe('webhook endpoints in Chromium', () => {
 
   before(async () => {
     mkdirSync(path.dirname(DOC_SCREENSHOT), { recursive: true });
+    mkdirSync(SCREENSHOTS, { recursive: true });
     handle = await openTestPglite();
     const { storage } = await loadStandardFixture(handle);
     receiver = await startReceiver();
@@ -64,6 +67,8 @@ describe('webhook endpoints in Chromium', () => {
     await receiver?.close();
     await handle?.close();
   });
+
+  const shoot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `webhooks-${name}.png`), fullPage: true });
 
   /** Runs due jobs until `done` holds (deadline 30 s of real time: the machine may be loaded). */
   async function until(done: () => Promise<boolean> | boolean, what: string): Promise<void> {
@@ -95,6 +100,7 @@ describe('webhook endpoints in Chromium', () => {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByRole('alert').getByText('Choose at least one event.').waitFor();
     assert.equal(await page.getByLabel('URL').inputValue(), url);
+    await shoot('form-error');
 
     await page.getByRole('checkbox', { name: /order\.created/ }).check();
     await page.getByRole('checkbox', { name: /order\.state_changed/ }).check();
@@ -104,6 +110,7 @@ describe('webhook endpoints in Chromium', () => {
     await page.getByText('Copy the signing secret now. It is shown only once and cannot be recovered.').waitFor();
     const secret = (await page.locator('#webhook-secret').textContent())!.trim();
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    await shoot('secret');
 
     // Once: going back to that address lands on the organization page, without the secret.
     await page.goto(secretUrl);
@@ -113,6 +120,7 @@ describe('webhook endpoints in Chromium', () => {
     assert.equal(await row.count(), 1);
     assert.match((await row.textContent())!, /order\.created[\s\S]*order\.state_changed[\s\S]*Enabled/);
     assert.match((await row.textContent())!, /Order system <staging>/, 'the description as text');
+    await shoot('organization');
     await row.getByRole('link', { name: 'Manage' }).click();
     await page.waitForURL('**/organization/webhooks/*');
     const endpointUrl = page.url();
@@ -144,6 +152,7 @@ describe('webhook endpoints in Chromium', () => {
     // Narrow screens: the log scrolls inside its panel, never the page.
     await page.setViewportSize({ width: 390, height: 844 });
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), 'no sideways scrolling at 390 px');
+    await shoot('endpoint-390');
     await page.setViewportSize({ width: 1280, height: 900 });
 
     await page.getByRole('button', { name: 'Rotate secret' }).click();
@@ -159,6 +168,7 @@ describe('webhook endpoints in Chromium', () => {
     await page.getByText('The endpoint was disabled: no event is sent to it.').waitFor();
     assert.equal(await page.locator('h1 [data-status]').getAttribute('data-status'), 'disabled');
     assert.ok(await page.getByRole('button', { name: 'Send test event' }).isDisabled());
+    await shoot('disabled');
 
     await page.getByRole('link', { name: 'Delete' }).click();
     await page.getByRole('heading', { name: 'Delete this webhook endpoint?' }).waitFor();
