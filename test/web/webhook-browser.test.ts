@@ -70,9 +70,9 @@ describe('webhook endpoints in Chromium', () => {
 
   const shoot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `webhooks-${name}.png`), fullPage: true });
 
-  /** Runs due jobs until `done` holds (deadline 30 s of real time: the machine may be loaded). */
+  /** Runs due jobs until `done` holds (deadline 60 s of real time: the machine may be loaded). */
   async function until(done: () => Promise<boolean> | boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (!(await done())) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       const ran = await app.services.jobs.worker.runDue();
