@@ -30,7 +30,7 @@ import { OneTimeSecrets } from '../one-time-secrets.js';
 import { sendNotFound, sendPage } from '../respond.js';
 import { messagePage } from '../views/message-page.js';
 import { webhookDeletePage, webhookEndpointPage, webhookFormPage, webhookHref, webhookSecretPage, type WebhookFormView, type WebhookSecretView } from '../views/webhook-pages.js';
-import { principalOf, type WebContext } from '../web-context.js';
+import { principalOf } from '../web-context.js';
 import { checkCreateWebhookForm, checkUpdateWebhookForm, type WebhookFormCheck, type WebhookFormInput } from '../webhook-form.js';
 import type { WebDeps } from '../web-deps.js';
 
@@ -78,7 +78,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
   const principal = (req: FastifyRequest) => principalOf(sessionOf(req));
   const body = (req: FastifyRequest) => (req.body ?? {}) as Record<string, unknown>;
 
-  function formView(ctx: WebContext, endpointId: string | null, input: WebhookFormInput, errors: WebhookFormView['errors'], csrfToken: string): WebhookFormView {
+  function formView(endpointId: string | null, input: WebhookFormInput, errors: WebhookFormView['errors'], csrfToken: string): WebhookFormView {
     return { endpointId, url: input.url, description: input.description, events: input.events, errors, csrfToken };
   }
 
@@ -88,14 +88,14 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     const csrfToken = sessionOf(req).csrfToken;
     if (!checked.ok) {
       const errors = checked.errors.map((e) => ({ field: e.field, message: ctx.t(e.key) }));
-      return sendPage(reply, webhookFormPage(ctx, formView(ctx, endpointId, checked.input, errors, csrfToken)), 422);
+      return sendPage(reply, webhookFormPage(ctx, formView(endpointId, checked.input, errors, csrfToken)), 422);
     }
     try {
       return await save(checked.body);
     } catch (err) {
       if (!(err instanceof WebhookUrlRefusedError)) throw err;
       const errors = [{ field: 'url' as const, message: ctx.t('web.wh.error_url_refused', { reason: err.reason }) }];
-      return sendPage(reply, webhookFormPage(ctx, formView(ctx, endpointId, checked.input, errors, csrfToken)), 422);
+      return sendPage(reply, webhookFormPage(ctx, formView(endpointId, checked.input, errors, csrfToken)), 422);
     }
   }
 
@@ -142,7 +142,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     app.get('/organization/webhooks/new', { preHandler: requireSession }, async (req, reply) =>
       handled(req, reply, async () => {
         requireWebhookAdmin(principal(req));
-        return sendPage(reply, webhookFormPage(req.web, formView(req.web, null, { url: '', description: '', events: [] }, [], sessionOf(req).csrfToken)));
+        return sendPage(reply, webhookFormPage(req.web, formView(null, { url: '', description: '', events: [] }, [], sessionOf(req).csrfToken)));
       }),
     );
 
@@ -171,7 +171,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       handled(req, reply, async () => {
         const e = await getWebhookEndpoint(service, principal(req), req.params.endpointId);
         const input = { url: e.url, description: e.description ?? '', events: e.events };
-        return sendPage(reply, webhookFormPage(req.web, formView(req.web, e.id, input, [], sessionOf(req).csrfToken)));
+        return sendPage(reply, webhookFormPage(req.web, formView(e.id, input, [], sessionOf(req).csrfToken)));
       }),
     );
 
