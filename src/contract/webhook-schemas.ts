@@ -8,6 +8,8 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 
 export const WEBHOOK_EVENT_TYPES = ['order.created', 'order.state_changed', 'certificate.issued', 'certificate.revoked'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** The type of a test event ("Send test event" on the organization page): in the delivery log, never in `events`. */
+export const WEBHOOK_TEST_EVENT_TYPE = 'webhook.test';
 
 export const WebhookEventType = Type.Union(
   WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)),
@@ -56,7 +58,9 @@ export const WebhookDelivery = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     event_id: Type.String({ format: 'uuid', description: 'The `webhook-id` header: the same for every endpoint and every retry.' }),
-    event_type: eventRef,
+    event_type: Type.Union([eventRef, Type.Literal(WEBHOOK_TEST_EVENT_TYPE)], {
+      description: 'The event\'s type; `webhook.test` for a test event sent from the organization page (never subscribed to).',
+    }),
     status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
     attempts: Type.Integer({ minimum: 0 }),
     last_attempt_at: Nullable(Type.String({ format: 'date-time' })),

@@ -14,6 +14,7 @@ import { reviewRoutes } from './routes/review-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
 import { uploadRoutes } from './routes/upload-routes.js';
 import { verifyRoutes } from './routes/verify-routes.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
 import { contentSecurityPolicy, originOf, setSecurityHeaders } from './security-headers.js';
 import { readSession } from './session/web-session.js';
 import { staticAssetRoutes } from './static-assets.js';
@@ -101,6 +102,7 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
   await app.register(uploadRoutes(deps));
   await app.register(organizationRoutes(deps));
   await app.register(credentialRoutes(deps));
+  await app.register(webhookRoutes(deps));
   await app.register(projectRoutes(deps));
   await app.register(reviewRoutes({ ...deps, issueCertificate: app.services.reviewCertificateIssuer }));
   await app.register(verifyRoutes(deps));

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateWebhookEndpointRequestT, UpdateWebhookEndpointRequestT, WebhookDeliveryT, WebhookEndpointT, WebhookEventType } from '../../contract/webhook-schemas.js';
 import type { Executor } from '../../storage/database.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { ApiError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { checkWebhookUrl, type ResolveHost } from './webhook-url.js';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
@@ -15,6 +15,7 @@ import {
   deleteEndpoint,
   findEndpoint,
   insertEndpoint,
+  insertTestDelivery,
   listDeliveries,
   listEndpoints,
   requeueDelivery,
@@ -38,7 +39,8 @@ export class InvalidDeliveryPageTokenError extends Error {
   override name = 'InvalidDeliveryPageTokenError';
 }
 
-function requireAdmin(principal: Principal): void {
+/** Who manages webhook endpoints: the organization's administrators (the web pages ask before showing a form). */
+export function requireWebhookAdmin(principal: Principal): void {
   if (!principal.isAdmin) throw new ForbiddenError('errors.webhook_admin_only');
 }
 
@@ -58,7 +60,7 @@ function toDeliveryObject(row: DeliveryListRow): WebhookDeliveryT {
   return {
     id: row.id,
     event_id: row.event_id,
-    event_type: row.event_type as WebhookEventType,
+    event_type: row.event_type as WebhookDeliveryT['event_type'],
     status: row.status,
     attempts: row.attempts,
     last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
@@ -69,14 +71,14 @@ function toDeliveryObject(row: DeliveryListRow): WebhookDeliveryT {
 }
 
 async function endpointOf(deps: WebhookEndpointDeps, principal: Principal, id: string): Promise<EndpointRow> {
-  requireAdmin(principal);
+  requireWebhookAdmin(principal);
   const row = await findEndpoint(deps.db, principal.organizationId, id);
   if (!row) throw new NotFoundError('errors.webhook_endpoint_not_found');
   return row;
 }
 
 export async function createWebhookEndpoint(deps: WebhookEndpointDeps, principal: Principal, body: CreateWebhookEndpointRequestT): Promise<WebhookEndpointT & { secret: string }> {
-  requireAdmin(principal);
+  requireWebhookAdmin(principal);
   const url = await checkWebhookUrl(body.url, deps);
   const id = randomUUID();
   const secret = newWebhookSecret();
@@ -92,7 +94,7 @@ export async function createWebhookEndpoint(deps: WebhookEndpointDeps, principal
 }
 
 export async function listWebhookEndpoints(deps: WebhookEndpointDeps, principal: Principal): Promise<{ webhook_endpoints: WebhookEndpointT[] }> {
-  requireAdmin(principal);
+  requireWebhookAdmin(principal);
   return { webhook_endpoints: (await listEndpoints(deps.db, principal.organizationId)).map(toEndpointObject) };
 }
 
@@ -114,7 +116,7 @@ export async function updateWebhookEndpoint(deps: WebhookEndpointDeps, principal
 }
 
 export async function deleteWebhookEndpoint(deps: WebhookEndpointDeps, principal: Principal, id: string): Promise<void> {
-  requireAdmin(principal);
+  requireWebhookAdmin(principal);
   if (!(await deleteEndpoint(deps.db, principal.organizationId, id))) throw new NotFoundError('errors.webhook_endpoint_not_found');
 }
 
@@ -163,4 +165,24 @@ export async function listWebhookDeliveries(
 export async function retryWebhookDelivery(deps: WebhookEndpointDeps, principal: Principal, id: string, deliveryId: string): Promise<void> {
   const endpoint = await endpointOf(deps, principal, id);
   if (!(await requeueDelivery(deps.db, endpoint.id, deliveryId))) throw new NotFoundError('errors.webhook_delivery_not_found');
+}
+
+/** A test event cannot be sent to a disabled endpoint (its delivery would only be marked failed). */
+export class WebhookEndpointDisabledError extends ApiError {
+  override name = 'WebhookEndpointDisabledError';
+  constructor() {
+    super(409, 'errors.webhook_endpoint_disabled');
+  }
+}
+
+/**
+ * "Send test event" (the organization page): a `webhook.test` event for this endpoint only, delivered,
+ * signed, retried and logged like any other. @returns the delivery id.
+ */
+export async function sendTestWebhookEvent(deps: WebhookEndpointDeps, principal: Principal, id: string): Promise<{ delivery_id: string }> {
+  const endpoint = await endpointOf(deps, principal, id);
+  if (endpoint.status !== 'enabled') throw new WebhookEndpointDisabledError();
+  const deliveryId = await insertTestDelivery(deps.db, principal.organizationId, endpoint.id);
+  if (!deliveryId) throw new NotFoundError('errors.webhook_endpoint_not_found');
+  return { delivery_id: deliveryId };
 }

@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
+import { WEBHOOK_TEST_EVENT_TYPE } from '../../contract/webhook-schemas.js';
 import { DELIVER_WEBHOOK_JOB } from '../background/job-kinds.js';
 
 export interface EndpointRow {
@@ -129,6 +130,39 @@ export async function requeueDelivery(db: Executor, endpointId: string, delivery
     SELECT ${DELIVER_WEBHOOK_JOB}::text, jsonb_build_object('delivery_id', d.id), now(), 5, now() FROM d
     RETURNING id`.execute(db);
   return result.rows.length === 1;
+}
+
+/** The type of a test event: never subscribed to, written for one endpoint on request (migrations/0015). */
+export const TEST_EVENT_TYPE = WEBHOOK_TEST_EVENT_TYPE;
+
+/**
+ * Writes a test event for one endpoint, its delivery and the job that sends it, in one statement: the
+ * same outbox, job, signature and log as the events the triggers write. @returns the delivery id, or
+ * undefined when the endpoint does not exist.
+ */
+export async function insertTestDelivery(db: Executor, organizationId: string, endpointId: string): Promise<string | undefined> {
+  if (!isUuid(endpointId)) return undefined;
+  const result = await sql<{ id: string }>`
+    WITH w AS (
+      SELECT id FROM webhook_endpoints WHERE organization_id = ${organizationId}::uuid AND id = ${endpointId}::uuid),
+    e AS (
+      INSERT INTO webhook_events (event_id, organization_id, type, payload, created_at)
+      SELECT gen_random_uuid(), ${organizationId}::uuid, ${TEST_EVENT_TYPE}::text,
+             jsonb_build_object('type', ${TEST_EVENT_TYPE}::text, 'timestamp', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                'data', jsonb_build_object('organization_id', ${organizationId}::text, 'endpoint_id', w.id::text)),
+             now()
+      FROM w
+      RETURNING event_id),
+    d AS (
+      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, next_attempt_at)
+      SELECT gen_random_uuid(), w.id, e.event_id, now() FROM w, e
+      RETURNING id),
+    j AS (
+      INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at)
+      SELECT ${DELIVER_WEBHOOK_JOB}::text, jsonb_build_object('delivery_id', d.id), now(), 5, now() FROM d
+      RETURNING id)
+    SELECT d.id::text AS id FROM d, j`.execute(db);
+  return result.rows[0]?.id;
 }
 
 /** What the delivery job needs, in one read. */

@@ -14,6 +14,7 @@ import { OneTimeSecrets } from '../one-time-secrets.js';
 import { credentialCreatedPage, revokeConfirmPage, type CreatedCredentialView } from '../views/credential-pages.js';
 import { organizationPage } from '../views/organization-page.js';
 import type { WebDeps } from '../web-deps.js';
+import { webhookEndpointDepsOf } from './webhook-routes.js';
 
 type ClientParams = { Params: { clientId: string } };
 
@@ -38,7 +39,7 @@ export function credentialRoutes(deps: WebDeps): FastifyPluginAsync {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const checked = checkCredentialForm(session, body.name, body.scopes);
       if (!checked.ok) {
-        const view = await loadOrganizationView(deps.db, session);
+        const view = await loadOrganizationView(deps.db, session, webhookEndpointDepsOf(deps));
         view.form = { name: checked.name, scopes: checked.scopes, errors: checked.errors };
         return sendPage(reply, organizationPage(req.web, view), 422);
       }

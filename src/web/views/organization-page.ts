@@ -1,11 +1,13 @@
 /** The organization page: name, organization_id, members, and the API credentials the user may manage. */
 import { SCOPES } from '../../contract/schemas.js';
+import type { WebhookEndpointT } from '../../contract/webhook-schemas.js';
 import type { MessageKey } from '../../i18n/index.js';
 import { html, type SafeHtml } from '../html.js';
 import { CSRF_FIELD } from '../session/csrf.js';
 import type { WebContext } from '../web-context.js';
 import { timeElement } from './format.js';
 import { copyButton, page } from './layout.js';
+import { webhooksPanel } from './webhook-pages.js';
 
 export interface MemberView {
   email: string;
@@ -27,6 +29,8 @@ export interface OrganizationView {
   admins: MemberView[];
   others: MemberView[];
   credentials: CredentialView[];
+  /** The organization's webhook endpoints; null for members who are not administrators (no section). */
+  webhookEndpoints: WebhookEndpointT[] | null;
   isAdmin: boolean;
   csrfToken: string;
   form?: { name: string; scopes: string[]; errors: Array<MessageKey & `web.${string}`> };
@@ -104,6 +108,7 @@ export function organizationPage(ctx: WebContext, view: OrganizationView): SafeH
         <p>${view.isAdmin ? t('web.cred.intro_admin') : t('web.cred.intro_member')}</p>
         ${credentialTable(ctx, view)}
         ${createForm(ctx, view)}
-      </section>`,
+      </section>
+      ${view.webhookEndpoints ? webhooksPanel(ctx, view.webhookEndpoints) : ''}`,
   });
 }

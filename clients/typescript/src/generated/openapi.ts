@@ -685,7 +685,8 @@ export interface components {
              * @description The `webhook-id` header: the same for every endpoint and every retry.
              */
             event_id: string;
-            event_type: components["schemas"]["WebhookEventType"];
+            /** @description The event's type; `webhook.test` for a test event sent from the organization page (never subscribed to). */
+            event_type: components["schemas"]["WebhookEventType"] | "webhook.test";
             /** Format: uuid */
             id: string;
             last_attempt_at: string | null;
