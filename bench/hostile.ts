@@ -16,7 +16,7 @@
 import os from 'node:os';
 import { flatImage, truncatedPng, truncatedPsd } from '../test/helpers/analysis-files.js';
 import { headerOnlyPsd, hugeXmpPng, jpegBomb, manyLayerPsd, pngBomb, psdBomb, tiffBomb, truncatedJpeg } from '../test/helpers/hostile-files.js';
-import { HostileClient, startHostileServe, treeRssMb, watchServe, type OrderView } from '../test/helpers/hostile-serve.js';
+import { HostileClient, startHostileServe, treePssMb, treeRssMb, watchServe, type OrderView } from '../test/helpers/hostile-serve.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -58,6 +58,7 @@ async function run(target: 'pglite' | 'postgres'): Promise<string> {
     const pid = server.child.pid!;
     const client = await HostileClient.connect(server);
     const startRss = treeRssMb(pid);
+    const startPss = treePssMb(pid);
     // Warm-up: one ordinary file, so the decoder thread and its libraries are loaded before measuring.
     await waitSettled(client, [await client.order(await flatImage('png', 640, 480), 'warm-up.png')], 120_000);
     const warmRss = treeRssMb(pid);
@@ -74,7 +75,9 @@ async function run(target: 'pglite' | 'postgres'): Promise<string> {
     const states = new Map<string, number>();
     for (const v of views) states.set(v.order_state, (states.get(v.order_state) ?? 0) + 1);
     const max = sorted.at(-1) ?? NaN;
-    const workers = target === 'postgres' ? `, \`serve\` with its default workers (${os.availableParallelism()} on this machine)` : ', one process (embedded database)';
+    const workers = target === 'postgres'
+      ? `, \`serve\` with its default workers (${os.availableParallelism()} on this machine): the primary and ${os.availableParallelism()} worker processes (node:cluster), each worker with its jobs and decoder thread`
+      : ', one process (embedded database)';
     return [
       `### ${target}${workers}`,
       '',
@@ -84,6 +87,7 @@ async function run(target: 'pglite' | 'postgres'): Promise<string> {
       `| RSS of serve's process tree at start | ${startRss.toFixed(0)} MB |`,
       `| … after one ordinary 640×480 PNG was analysed (decoder thread and libraries loaded) | ${warmRss.toFixed(0)} MB |`,
       `| … peak during the hostile files (sampled every 20 ms) | **${seen.peakRssMb.toFixed(0)} MB** |`,
+      `| The same tree's proportional memory (Pss: a page shared by n processes counts 1/n), at start / peak | ${startPss.toFixed(0)} MB / ${seen.peakPssMb.toFixed(0)} MB |`,
       `| GET /v1/orders meanwhile, back to back on one connection | ${sorted.length} requests (${seen.failedListings} not 200); p50 ${percentile(sorted, 50).toFixed(0)} ms, p99 ${percentile(sorted, 99).toFixed(0)} ms, max **${max.toFixed(0)} ms** |`,
       '',
       '| Goal | Result |',
