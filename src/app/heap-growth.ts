@@ -40,8 +40,8 @@ export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, 
  * `serve`'s start (migrations, schema compilation, PGlite's start) always is, and keeps them: 33 MB of
  * new space for 1-8 MB of live objects. The maximum is fixed when the process starts, but the growth factor
  * is read at each growth, so a factor of 1 set first thing keeps the starting size. Measured with one
- * `serve` on the embedded database (bench/hostile.ts probes, docs/benchmarks.md): -24 MB at the start and
- * at the peak, no slower listings. The price is more scavenges (each well under a millisecond at this size).
+ * `serve` on the embedded database (bench/hostile.ts probes, docs/benchmarks.md): 315 → 291 MB at the
+ * start, 397 → 358 MB at the peak, no slower listings. The price is more scavenges (each well under a millisecond at this size).
  * @returns whether the flag was set here.
  */
 export function limitYoungGeneration(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = v8.setFlagsFromString): boolean {

@@ -55,8 +55,8 @@ const READ_WHOLE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Reads an object whole. With its size known the bytes go straight into one buffer of that size: collecting
- * the chunks and concatenating them held every byte twice until the chunks were collected (a 16 MiB file
- * cost 33 MB at the peak). An object longer than announced is still read whole, by the slower way.
+ * the chunks and concatenating them held every byte twice until the chunks were collected. An object
+ * longer than announced is still read whole, by the slower way.
  */
 export async function readStream(body: NodeJS.ReadableStream, expectedBytes = 0): Promise<Buffer> {
   const chunks: Buffer[] = [];
