@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { HEAP_GROWING_PERCENT, limitHeapGrowth } from './heap-growth.js';
+import { HEAP_GROWING_PERCENT, limitHeapGrowth, limitYoungGeneration } from './heap-growth.js';
 
 describe('limitHeapGrowth', () => {
   it('sets the growing factor when the command line does not', () => {
@@ -24,5 +24,30 @@ describe('limitHeapGrowth', () => {
     // The check above is only worth something if an unknown flag fails the same way.
     const unknown = spawnSync(process.execPath, ['--heap-growing-percentage-typo=1', '-e', '0'], { encoding: 'utf8' });
     assert.notEqual(unknown.status, 0);
+  });
+});
+
+describe('limitYoungGeneration', () => {
+  it('stops the semi-spaces growing when the command line gives no size', () => {
+    const set: string[] = [];
+    assert.equal(limitYoungGeneration(['--enable-source-maps'], (f) => set.push(f)), true);
+    assert.deepEqual(set, ['--semi-space-growth-factor=1']);
+  });
+
+  it("leaves a size chosen on the command line alone (an operator's, or a cluster worker's)", () => {
+    for (const arg of ['--max-semi-space-size=4', '--max_semi_space_size=8', '--semi-space-growth-factor=2']) {
+      const set: string[] = [];
+      assert.equal(limitYoungGeneration([arg], (f) => set.push(f)), false, arg);
+      assert.deepEqual(set, []);
+    }
+  });
+
+  it('keeps the new space at its starting size through an allocation-heavy start', () => {
+    const script = `require('v8').setFlagsFromString('--semi-space-growth-factor=1');
+      const keep = []; for (let i = 0; i < 2e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 50000) keep.length = 0; }
+      process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));`;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.ok(Number(run.stdout) <= 4 * 1024 * 1024, `new space ${run.stdout} bytes`); // the default grows to 32 MB
   });
 });

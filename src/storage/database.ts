@@ -12,6 +12,7 @@ import { PGlitePool } from './pglite-pool.js';
 import { ownEmbeddedDirectory } from './embedded/embedded-owner.js';
 import type { OwnerRole } from './embedded/data-dir-lock.js';
 import { resultParsers } from './type-parsers.js';
+import { compileWasmWithLiftoffOnly } from './embedded/wasm-tiering.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -112,6 +113,8 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
 }
 
 async function openEmbedded(dir: string | null): Promise<DatabaseHandle> {
+  // Before PGlite compiles its WebAssembly: no second, optimized copy of PostgreSQL's code (wasm-tiering.ts).
+  compileWasmWithLiftoffOnly();
   const { PGlite } = await import('@electric-sql/pglite');
   if (dir) {
     try {

@@ -14,7 +14,7 @@ async function run(args: string[]): Promise<string> {
     return true;
   }) as typeof process.stdout.write;
   try {
-    await buildProgram().parseAsync(['node', 'certdesk', ...args]);
+    await (await buildProgram()).parseAsync(['node', 'certdesk', ...args]);
   } finally {
     process.stdout.write = write;
   }

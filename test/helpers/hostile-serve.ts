@@ -63,6 +63,23 @@ export function treeRssMb(pid: number): number {
   return kb / 1024;
 }
 
+/**
+ * Proportional memory of a process tree in MB (Pss of /proc/<pid>/smaps_rollup summed): a page shared by
+ * n processes counts 1/n in each, so the node binary and libraries the cluster workers share count once.
+ * RSS summed over a tree counts them in every process.
+ */
+export function treePssMb(pid: number): number {
+  let kb = 0;
+  for (const p of processTreeOf(pid)) {
+    try {
+      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return kb / 1024;
+}
+
 /** `adminUrl`: the PostgreSQL server a throw-away database is made on (default TEST_DATABASE_URL). */
 export async function startHostileServe(target: 'pglite' | 'postgres', env: Record<string, string> = {}, args: string[] = [], adminUrl = process.env.TEST_DATABASE_URL): Promise<HostileServe> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-hostile-'));
@@ -201,7 +218,7 @@ async function putBytes(base: URL, pathAndQuery: string, headers: Record<string,
 
 export interface Watch {
   /** Stops sampling; resolves with what was seen. */
-  stop(): Promise<{ peakRssMb: number; baselineRssMb: number; listings: number[]; failedListings: number }>;
+  stop(): Promise<{ peakRssMb: number; peakPssMb: number; baselineRssMb: number; listings: number[]; failedListings: number }>;
 }
 
 /** Samples serve's tree RSS every `everyMs` and times back-to-back `GET /v1/orders` until stopped. */
@@ -209,7 +226,11 @@ export function watchServe(server: ServedProcess, client: HostileClient, everyMs
   const pid = server.child.pid!;
   const baselineRssMb = treeRssMb(pid);
   let peakRssMb = baselineRssMb;
-  const sampler = setInterval(() => (peakRssMb = Math.max(peakRssMb, treeRssMb(pid))), everyMs);
+  let peakPssMb = treePssMb(pid);
+  const sampler = setInterval(() => {
+    peakRssMb = Math.max(peakRssMb, treeRssMb(pid));
+    peakPssMb = Math.max(peakPssMb, treePssMb(pid));
+  }, everyMs);
   const listings: number[] = [];
   let failedListings = 0;
   let running = true;
@@ -227,7 +248,8 @@ export function watchServe(server: ServedProcess, client: HostileClient, everyMs
       clearInterval(sampler);
       await lister;
       peakRssMb = Math.max(peakRssMb, treeRssMb(pid));
-      return { peakRssMb, baselineRssMb, listings, failedListings };
+      peakPssMb = Math.max(peakPssMb, treePssMb(pid));
+      return { peakRssMb, peakPssMb, baselineRssMb, listings, failedListings };
     },
   };
 }

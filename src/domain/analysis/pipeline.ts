@@ -53,10 +53,27 @@ export const DEFAULT_CHECKS: readonly AnalysisCheck[] = [fileTypeCheck, metadata
 /** Assets up to this size are read whole at the first read, instead of a ranged read of their head first. */
 const READ_WHOLE_BYTES = 32 * 1024 * 1024;
 
-async function readStream(body: NodeJS.ReadableStream): Promise<Buffer> {
+/**
+ * Reads an object whole. With its size known the bytes go straight into one buffer of that size: collecting
+ * the chunks and concatenating them held every byte twice until the chunks were collected. An object
+ * longer than announced is still read whole, by the slower way.
+ */
+export async function readStream(body: NodeJS.ReadableStream, expectedBytes = 0): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
-  return Buffer.concat(chunks);
+  const whole = expectedBytes > 0 ? Buffer.allocUnsafe(expectedBytes) : null;
+  let filled = 0;
+  for await (const data of body) {
+    const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as string);
+    if (whole && chunks.length === 0 && filled + chunk.length <= whole.length) {
+      chunk.copy(whole, filled);
+    } else {
+      if (whole && chunks.length === 0) chunks.push(whole.subarray(0, filled)); // longer than announced
+      chunks.push(chunk);
+    }
+    filled += chunk.length;
+  }
+  if (chunks.length > 0) return Buffer.concat(chunks);
+  return whole ? whole.subarray(0, filled) : Buffer.alloc(0);
 }
 
 function contextFor(storage: ObjectStorage, decoder: ImageDecoder, subject: AnalysisSubject, signal: AbortSignal): AnalysisContext {
@@ -65,7 +82,7 @@ function contextFor(storage: ObjectStorage, decoder: ImageDecoder, subject: Anal
   const read = async (range?: { start: number; end: number }) => {
     const object = await storage.get(subject.assetKey, range);
     if (!object) throw new Error(`asset ${subject.assetKey} is missing from object storage`);
-    return readStream(object.body);
+    return readStream(object.body, object.size); // the size storage reports (the range's, clamped to the object)
   };
   return {
     subject,

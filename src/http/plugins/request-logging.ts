@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 import type { Environment } from '../../config.js';
 import { serializeRequest } from '../logging/request-serializer.js';
 
@@ -32,6 +32,8 @@ export function loggerSettings(settings: LoggingSettings): LoggerOptions | null 
 
 /** The readable mode's destination: one line per entry, written synchronously. */
 export function prettyLogStream(): DestinationStream {
+  // Loaded here, in development only: production and tests never carry it (CommonJS: loads synchronously).
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return pretty({
     singleLine: true,
     // Synchronous writes keep log lines and the banner (written with process.stdout) in order.
