@@ -3,7 +3,7 @@ import { createServices } from '../../app/services.js';
 import { buildApp } from '../../http/app.js';
 import { migrate } from '../../storage/migrate.js';
 import { configFrom, openConfiguredDatabase, UsageError } from '../context.js';
-import { buildDemoSeed, DEMO_CERTIFIER, DEMO_PRIMARY } from '../../demo/index.js';
+import { buildDemoSeed, DEMO_CERTIFIER, DEMO_ORGANIZATIONS, DEMO_PRIMARY, useDemoPreviewsAsAssets } from '../../demo/index.js';
 import { grantReviewer } from '../../domain/review/reviewer-admin.js';
 import { loadSeed, type SeedReport } from '../../domain/seed/seed.js';
 import { openObjectStorage } from '../../storage/object-storage/index.js';
@@ -62,6 +62,8 @@ export function registerServe(program: Command): void {
           demoReport = await loadSeed(database.db, openObjectStorage(config), buildDemoSeed());
           // The demo reviewer reviews Acme's and Northwind's orders (idempotent: granted twice changes nothing).
           await grantReviewer(database.db, DEMO_CERTIFIER.reviewer.email);
+          // Every demo order in the review queue can be certified: its preview PNG stands for its uploaded file.
+          await useDemoPreviewsAsAssets(database.db, DEMO_ORGANIZATIONS.map((o) => o.id));
         }
       } catch (err) {
         await database.close();

@@ -90,13 +90,13 @@ function evidence(ctx: WebContext, m: ReviewMaterial): SafeHtml {
 
 function claimStatus(ctx: WebContext, open: OpenResult): SafeHtml {
   const t = ctx.t;
-  if (open.state !== 'In Progress') return html`<p class="message" role="status" data-claim="none">${t('web.review.not_in_review', { state: open.state })}</p>`;
-  if (open.analysisRunning) return html`<p class="message" role="status" data-claim="none">${t('web.review.analysis_running')}</p>`;
+  if (open.state !== 'In Progress') return html`<p class="message info" role="status" data-claim="none">${t('web.review.not_in_review', { state: open.state })}</p>`;
+  if (open.analysisRunning) return html`<p class="message info" role="status" data-claim="none">${t('web.review.analysis_running')}</p>`;
   if (open.heldBy) {
-    return html`<p class="message" role="status" data-claim="other">${t('web.review.claim_other', { name: open.heldBy.name, time: timeElement(ctx.lang, open.heldBy.expiresAt).toString().replace(/<[^>]+>/g, '') })}</p>`;
+    return html`<p class="message info" role="status" data-claim="other">${t('web.review.claim_other', { name: open.heldBy.name, time: timeElement(ctx.lang, open.heldBy.expiresAt).toString().replace(/<[^>]+>/g, '') })}</p>`;
   }
   if (open.claim) {
-    return html`<p class="message" role="status" data-claim="yours" data-claim-status data-lost-message="${t('web.review.claim_lost')}">${t('web.review.claim_yours', {
+    return html`<p class="message info" role="status" data-claim="yours" data-claim-status data-lost-message="${t('web.review.claim_lost')}">${t('web.review.claim_yours', {
       time: timeElement(ctx.lang, open.claim.expiresAt).toString().replace(/<[^>]+>/g, ''),
     })}</p>`;
   }
@@ -194,7 +194,7 @@ export function reviewOrderPage(ctx: WebContext, m: ReviewMaterial, open: OpenRe
       <p><a href="/review">← ${t('web.review.back')}</a></p>
       <h1>${o.order_title} <span class="badge ${stateClass(o.order_state)}">${o.order_state}</span></h1>
       ${claimStatus(ctx, open)}
-      ${open.claim && !m.original ? html`<p class="message" role="note" data-no-asset-bytes>${t('web.review.no_asset_bytes')}</p>` : ''}
+      ${open.claim && !m.original ? html`<p class="message warning" role="note" data-no-asset-bytes>${t('web.review.no_asset_bytes')}</p>` : ''}
       ${open.claim ? section('decision-title', t('web.review.decision_title'), decisionForm(ctx, o.order_id, open.claim.claimId, options.error ?? null)) : ''}
       ${options.certificate ? section('certificate-title', t('web.review.certificate_title'), certificatePanel(ctx, o.order_id, options.certificate, options.revocationError ?? null)) : ''}
       ${section('preview-title', t('web.order.preview'), html`<div data-review-editor>${preview}</div>`)}
