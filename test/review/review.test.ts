@@ -354,6 +354,13 @@ describeOnEachDatabase('human review', (getDb) => {
     // The annotation body is escaped on the review page.
     const page = (await openOrder(w, 'rita', 'q11')).page.body;
     assert.ok(!page.includes(SCRIPT));
+    // ... and everywhere else it shows: another reviewer's read-only page, the customer's order page (its list
+    // and, for the administrator, the history's before/after). Never as markup, always as visible text.
+    for (const [who, url] of [['rita', '/review/orders/q11'], ['rex', '/review/orders/q11'], ['customer', '/orders/q11']] as const) {
+      const body = (await get(w, who, url)).body;
+      assert.ok(!body.includes('<script>alert') && !body.includes('<img src=x onerror'), `${who} ${url}: no live markup`);
+      assert.ok(body.includes('&lt;script&gt;alert('), `${who} ${url}: the body shows as text`);
+    }
     // Refusals: a bad selector type, an unknown field, remediation out of range (422, pydantic style); no CSRF (403).
     const bad = await sendJson(w, 'rita', 'PUT', '/review/orders/q11/edits', {
       claim_id: claimId,

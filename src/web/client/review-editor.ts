@@ -529,7 +529,10 @@ class Editor {
     a.bodies ??= [];
     a.properties ??= {};
     const props = a.properties;
-    const fields = el('fieldset', { class: 'editor-selection', 'data-selection': String(i) }, [el('legend', {}, [this.labelOf(i)])]);
+    // The legend names the shape only: its body is in the textbox right below.
+    const fields = el('fieldset', { class: 'editor-selection', 'data-selection': String(i) }, [
+      el('legend', {}, [m(this.typeOf(i) === 'POLYGON' ? 'label_polygon' : 'label_rectangle', { n: i + 1 })]),
+    ]);
     a.bodies.forEach((body, k) => {
       const fieldId = `editor-body-${k}`;
       const area = el('textarea', { id: fieldId, rows: '3', maxlength: '10000', 'data-body': String(k) });
