@@ -330,7 +330,11 @@ for (const target of targets) {
       assert.equal(events.find((e) => e.type === 'annotation_changed')!.actor, RITA.email);
 
       // 5. Rita revokes with a reason on the review page; everything says Revoked at once.
-      await rita.getByRole('link', { name: 'Open the order’s review page' }).click();
+      // From the decision's page back to /review: "Recently certified" leads to the order's review page.
+      assert.equal(await rita.getByRole('link', { name: 'Open the order’s review page' }).getAttribute('href'), `/review/orders/${orderId}`);
+      await rita.getByRole('link', { name: 'Review', exact: true }).click();
+      await rita.locator(`[data-recent-certificates] tr[data-certificate-id="${cert.certificate_id}"] a`).click();
+      await rita.waitForURL(`**/review/orders/${orderId}`, WAIT);
       await rita.locator('[data-certificate-status="valid"]').waitFor(WAIT);
       await rita.getByLabel('Reason for revoking').fill(REASON);
       await rita.getByRole('button', { name: 'Revoke', exact: true }).click();

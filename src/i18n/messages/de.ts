@@ -293,6 +293,8 @@ export const de: Catalogue = {
   'web.review.decided_title': "Entscheidung gespeichert",
   'web.review.decided': "Der Auftrag ist jetzt {state}.",
   'web.review.refused_title': "Entscheidung nicht angewendet",
+  'web.review.recent_title': "Kürzlich zertifiziert",
+  'web.review.recent_intro': "Die neuesten Zertifikate. Öffnen Sie einen Auftrag, um sein Zertifikat zu sehen oder es zu widerrufen.",
   'web.review.certificate_title': "Zertifikat",
   'web.review.open_verify': "Öffentliche Zertifikatsseite öffnen",
   'web.review.open_order': "Prüfseite des Auftrags öffnen",

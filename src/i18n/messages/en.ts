@@ -297,6 +297,8 @@ export const en = {
   'web.review.decided_title': "Decision recorded",
   'web.review.decided': "The order is now {state}.",
   'web.review.refused_title': "Decision not applied",
+  'web.review.recent_title': "Recently certified",
+  'web.review.recent_intro': "The newest certificates. Open an order to see its certificate or revoke it.",
   'web.review.certificate_title': "Certificate",
   'web.review.open_verify': "Open the public certificate page",
   'web.review.open_order': "Open the order’s review page",

@@ -293,6 +293,8 @@ export const es: Catalogue = {
   'web.review.decided_title': "Decisión registrada",
   'web.review.decided': "El pedido ahora está {state}.",
   'web.review.refused_title': "Decisión no aplicada",
+  'web.review.recent_title': "Certificados recientemente",
+  'web.review.recent_intro': "Los certificados más recientes. Abra un pedido para ver su certificado o revocarlo.",
   'web.review.certificate_title': "Certificado",
   'web.review.open_verify': "Abrir la página pública del certificado",
   'web.review.open_order': "Abrir la página de revisión del pedido",

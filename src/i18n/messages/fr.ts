@@ -293,6 +293,8 @@ export const fr: Catalogue = {
   'web.review.decided_title': "Décision enregistrée",
   'web.review.decided': "La commande est maintenant {state}.",
   'web.review.refused_title': "Décision non appliquée",
+  'web.review.recent_title': "Certifiés récemment",
+  'web.review.recent_intro': "Les certificats les plus récents. Ouvrez une commande pour voir son certificat ou le révoquer.",
   'web.review.certificate_title': "Certificat",
   'web.review.open_verify': "Ouvrir la page publique du certificat",
   'web.review.open_order': "Ouvrir la page de revue de la commande",

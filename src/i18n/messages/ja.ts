@@ -293,6 +293,8 @@ export const ja: Catalogue = {
   'web.review.decided_title': "判定を記録しました",
   'web.review.decided': "注文は {state} になりました。",
   'web.review.refused_title': "判定は適用されませんでした",
+  'web.review.recent_title': "最近の証明",
+  'web.review.recent_intro': "最新の証明書です。注文を開くと証明書の確認や失効ができます。",
   'web.review.certificate_title': "証明書",
   'web.review.open_verify': "公開証明書ページを開く",
   'web.review.open_order': "注文のレビューページを開く",
