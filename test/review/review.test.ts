@@ -183,9 +183,11 @@ describeOnEachDatabase('human review', (getDb) => {
     const id = issued.certificate_id;
     const publicEtag = (await w.app.inject({ method: 'GET', url: `/v1/certificates/${id}` })).headers.etag as string;
     const badgeEtag = (await w.app.inject({ method: 'GET', url: `/verify/${id}/badge.svg` })).headers.etag as string;
-    // Reachable from the queue: "Recently certified" links to the order's review page (never the reviewer's own organization's).
-    const queue = await get(w, 'rex', '/review');
+    // Reachable from the queue: Rita's "Recently certified" links to the order's review page. Only the
+    // reviewer who certified lists it (no unrelated orders); any reviewer may open the page and revoke.
+    const queue = await get(w, 'rita', '/review');
     assert.match(queue.body, new RegExp(`<tr data-certificate-id="${id}">\\s*<td><a href="/review/orders/q4">`));
+    assert.doesNotMatch((await get(w, 'rex', '/review')).body, new RegExp(id));
     assert.doesNotMatch((await get(w, 'customerReviewer', '/review')).body, new RegExp(id));
     const page = await get(w, 'rex', '/review/orders/q4');
     assert.equal(page.statusCode, 200);
@@ -230,7 +232,7 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.ok(!verify.body.includes(SCRIPT));
     assert.ok(verify.body.includes('Licensed stock, not the customer&#39;s own work &lt;script&gt;') || verify.body.includes('Licensed stock, not the customer&#x27;s own work &lt;script&gt;'), 'the reason, escaped');
     // The review page shows the revocation (escaped) and no Revoke control any more: revocation is final.
-    assert.match((await get(w, 'rex', '/review')).body, new RegExp(`<tr data-certificate-id="${id}">[\\s\\S]*?>Revoked</span>`));
+    assert.match((await get(w, 'rita', '/review')).body, new RegExp(`<tr data-certificate-id="${id}">[\\s\\S]*?>Revoked</span>`));
     const reviewed = await get(w, 'rita', '/review/orders/q4');
     assert.match(reviewed.body, /data-certificate-status="revoked"/);
     assert.doesNotMatch(reviewed.body, /data-revoke-form/);

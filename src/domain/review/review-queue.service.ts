@@ -18,7 +18,7 @@ export interface QueueCounts {
 export interface ReviewQueue {
   items: QueueRow[];
   counts: QueueCounts;
-  /** The newest certificates (not of the reviewer's organization): links to their orders' review pages. */
+  /** The reviewer's own newest certificates: links to their orders' review pages (Revoke). */
   recentCertificates: RecentCertificateRow[];
 }
 
@@ -31,7 +31,7 @@ export async function loadQueue(
   const [items, countRows, recentCertificates] = await Promise.all([
     listQueue(deps.db, { ...filter, excludeOrganizationId: reviewer.organizationId, now, limit: QUEUE_PAGE_SIZE }),
     countQueue(deps.db, reviewer.organizationId),
-    listRecentCertificates(deps.db, reviewer.organizationId, RECENT_CERTIFICATES),
+    listRecentCertificates(deps.db, reviewer.email, reviewer.organizationId, RECENT_CERTIFICATES),
   ]);
   const organizations = new Map<string, { id: string; name: string; count: number }>();
   let total = 0;
