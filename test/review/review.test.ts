@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { listOrderEvents } from '../../src/domain/orders/order-lifecycle.repository.js';
+import { catalogues } from '../../src/i18n/index.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { CERTIFIER_ORG, CUSTOMER_ORG, PEOPLE, apiOrder, decide, get, openOrder, openReviewWorld, postForm, sendJson, type ReviewWorld } from './review-world.js';
 
@@ -421,5 +422,23 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.equal((await apiOrder(w, 'q9')).order_state, 'In Progress');
     const moves = (await eventsOf('q9')).filter((e) => e.from_state !== null).map((e) => `${e.type}: ${e.from_state} -> ${e.to_state}`);
     assert.deepEqual(moves, ['state_changed: In Progress -> Action Required', 'responded: Action Required -> In Progress']);
+  });
+
+  it('the review pages and the editor’s labels are in the visitor’s language; the contract’s names stay English', async () => {
+    // q1 is free (nobody opened it): Rita, reading German, claims it and gets the editor's texts in German.
+    const page = (await get(w, 'rita', '/review/orders/q1?lang=de')).body;
+    const attribute = /data-editor-messages="([^"]*)"/.exec(page)?.[1];
+    assert.ok(attribute, 'the editor’s texts are on the page');
+    const unescaped = attribute.replace(/&quot;/g, '"').replace(/&#39;|&#x27;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    const messages = JSON.parse(unescaped) as Record<string, string>;
+    for (const name of ['save', 'tool_rectangle', 'body', 'needs_remediation', 'shortcut_select', 'polygon_corners']) {
+      assert.equal(messages[name], catalogues.de[`web.review.editor.${name}` as keyof typeof catalogues.de], name);
+    }
+    assert.equal(Object.keys(messages).length, Object.keys(catalogues.en).filter((k) => k.startsWith('web.review.editor.')).length);
+    assert.ok(page.includes(catalogues.de['web.review.decision_title']));
+    for (const name of ['>Note</label>', '>Certify</button>', '>Record findings</button>', '>Ask for evidence</button>', '>Refuse</button>']) assert.ok(page.includes(name), name);
+    const queue = (await get(w, 'rita', '/review?lang=ja')).body;
+    assert.ok(queue.includes(catalogues.ja['web.review.queue_title']));
+    assert.ok(queue.includes(catalogues.ja['web.review.recent_title']), 'Rita’s recent certificates, in Japanese');
   });
 });
