@@ -7,7 +7,8 @@ import { describeOnEachDatabase } from '../../test/helpers/database.js';
 import { temporaryObjectStorage, removeTemporaryObjectStorages } from '../../test/helpers/fixtures.js';
 import { ORDER_STATES } from '../contract/schemas.js';
 import { loadSeed, validateSeedDocument } from '../domain/seed/seed.js';
-import { buildDemoSeed, DEMO_CERTIFIER, DEMO_ORGANIZATIONS, encodePng, writeNdjsonOrders } from './index.js';
+import { ensureAssetSha256 } from '../domain/certificates/index.js';
+import { buildDemoSeed, DEMO_CERTIFIER, DEMO_ORGANIZATIONS, encodePng, useDemoPreviewsAsAssets, writeNdjsonOrders } from './index.js';
 import { crc32 } from './png.js';
 
 async function ndjsonDigest(count: number, seed: number): Promise<{ digest: string; lines: number }> {
@@ -96,6 +97,23 @@ describeOnEachDatabase('demo seed', (getDb) => {
     assert.equal(again.changed, 0);
     const preview = await storage.get(buildDemoSeed().organizations[0]!.orders!.find((o) => o.asset_preview_key)!.asset_preview_key!);
     assert.equal(preview?.contentType, 'image/png');
+  });
+
+  it('every accepted demo order In Progress has original bytes (its preview), so Certify can name them', async () => {
+    const { storage } = temporaryObjectStorage();
+    await loadSeed(getDb().db, storage, buildDemoSeed());
+    const ids = DEMO_ORGANIZATIONS.map((o) => o.id);
+    assert.ok((await useDemoPreviewsAsAssets(getDb().db, ids)) > 0);
+    assert.equal(await useDemoPreviewsAsAssets(getDb().db, ids), 0, 'idempotent');
+    assert.equal((await loadSeed(getDb().db, storage, buildDemoSeed())).changed, 0, 'the seed still loads unchanged');
+    const waiting = await getDb().db.selectFrom('orders').select(['order_id', 'asset_key', 'asset_preview_key']).where('order_state', '=', 'In Progress').where('organization_id', 'in', ids).execute();
+    assert.ok(waiting.length > 0);
+    for (const o of waiting) {
+      assert.ok(o.asset_key, `${o.order_id} has an asset`);
+      assert.equal(o.asset_key, o.asset_preview_key);
+    }
+    const digest = await ensureAssetSha256(getDb().db, storage, waiting[0]!.order_id);
+    assert.match(digest ?? '', /^[0-9a-f]{64}$/);
   });
 });
 

@@ -4,3 +4,4 @@ export { generateOrder, type DemoPerson, type OrderGeneratorOptions } from './or
 export { ndjsonGeneratorOptions, writeNdjsonOrders, type NdjsonOrdersOptions } from './ndjson-orders.js';
 export { drawPreview } from './preview-images.js';
 export { encodePng } from './png.js';
+export { useDemoPreviewsAsAssets } from './demo-assets.repository.js';

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { listOrderEvents } from '../../src/domain/orders/order-lifecycle.repository.js';
+import { catalogues } from '../../src/i18n/index.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { CERTIFIER_ORG, CUSTOMER_ORG, PEOPLE, apiOrder, decide, get, openOrder, openReviewWorld, postForm, sendJson, type ReviewWorld } from './review-world.js';
 
@@ -171,6 +172,83 @@ describeOnEachDatabase('human review', (getDb) => {
     }
   });
 
+  it('a reviewer revokes a certificate on the review page: reason required, CSRF, final, shown at once by API, page and badge', async () => {
+    // q4 was certified by Rita above. Its review page shows the certificate with the Revoke control.
+    const certificate = async () => {
+      const res = await w.app.inject({ method: 'GET', url: '/v1/orders/q4/certificate', headers: { authorization: `Bearer ${w.customerToken}` } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json() as { certificate_id: string; status: string; revoked_at: string | null; revocation_reason: string | null };
+    };
+    const issued = await certificate();
+    assert.equal(issued.status, 'valid');
+    const id = issued.certificate_id;
+    const publicEtag = (await w.app.inject({ method: 'GET', url: `/v1/certificates/${id}` })).headers.etag as string;
+    const badgeEtag = (await w.app.inject({ method: 'GET', url: `/verify/${id}/badge.svg` })).headers.etag as string;
+    // Reachable from the queue: Rita's "Recently certified" links to the order's review page. Only the
+    // reviewer who certified lists it (no unrelated orders); any reviewer may open the page and revoke.
+    const queue = await get(w, 'rita', '/review');
+    assert.match(queue.body, new RegExp(`<tr data-certificate-id="${id}">\\s*<td><a href="/review/orders/q4">`));
+    assert.doesNotMatch((await get(w, 'rex', '/review')).body, new RegExp(id));
+    assert.doesNotMatch((await get(w, 'customerReviewer', '/review')).body, new RegExp(id));
+    const page = await get(w, 'rex', '/review/orders/q4');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /data-certificate-status="valid"/);
+    assert.match(page.body, new RegExp(`<a href="/verify/${id}" data-verify-link>`));
+    assert.match(page.body, /<form method="post" action="\/review\/orders\/q4\/certificate\/revoke"[^>]*data-revoke-form>\s*<input type="hidden" name="_csrf" value="[^"]+">/);
+    assert.match(page.body, /<label for="revoke-reason">Reason for revoking<\/label>\s*<textarea id="revoke-reason" name="reason"[^>]* required/);
+    assert.match(page.body, /<button type="submit" class="danger">Revoke<\/button>/);
+    // Separation of duties: the customer's in-house reviewer may not revoke their own organization's certificate.
+    assert.equal((await get(w, 'customerReviewer', '/review/orders/q4')).statusCode, 403);
+    assert.equal((await postForm(w, 'customerReviewer', '/review/orders/q4/certificate/revoke', { reason: 'mine' })).statusCode, 403);
+    // Not a reviewer: the route does not exist. No CSRF token: refused. No reason: the page again with the message.
+    assert.equal((await postForm(w, 'customer', '/review/orders/q4/certificate/revoke', { reason: 'x' })).statusCode, 404);
+    assert.equal((await postForm(w, 'rex', '/review/orders/q4/certificate/revoke', { reason: 'no token' }, false)).statusCode, 403);
+    const empty = await postForm(w, 'rex', '/review/orders/q4/certificate/revoke', { reason: '   ' });
+    assert.equal(empty.statusCode, 422);
+    assert.match(empty.body, /Write a reason \(at most 2000 characters\) before revoking\./);
+    assert.equal((await certificate()).status, 'valid', 'nothing applied');
+    // An order without a certificate: 404.
+    assert.equal((await postForm(w, 'rex', '/review/orders/q5/certificate/revoke', { reason: 'none' })).statusCode, 404);
+
+    const reason = `Licensed stock, not the customer's own work ${SCRIPT}`;
+    const revoked = await postForm(w, 'rex', '/review/orders/q4/certificate/revoke', { reason });
+    assert.equal(revoked.statusCode, 303, revoked.body);
+    assert.equal(revoked.headers.location, '/review/orders/q4#certificate-title');
+    // At once: the API (both reads), the verify page and the badge; their ETags change so caches revalidate to it.
+    const after = await certificate();
+    assert.deepEqual([after.status, after.revocation_reason], ['revoked', reason]);
+    assert.equal(after.revoked_at, w.clock.now().toISOString());
+    const publicRead = await w.app.inject({ method: 'GET', url: `/v1/certificates/${id}`, headers: { 'if-none-match': publicEtag } });
+    assert.equal(publicRead.statusCode, 200, 'the old ETag no longer matches');
+    assert.equal((publicRead.json() as { status: string }).status, 'revoked');
+    assert.match(String(publicRead.headers['cache-control']), /no-cache/);
+    const badge = await w.app.inject({ method: 'GET', url: `/verify/${id}/badge.svg`, headers: { 'if-none-match': badgeEtag } });
+    assert.equal(badge.statusCode, 200);
+    assert.match(badge.body, />Revoked<\/text>/);
+    assert.match(String(badge.headers['cache-control']), /no-cache/);
+    const verify = await w.app.inject({ method: 'GET', url: `/verify/${id}` });
+    assert.equal(verify.statusCode, 200);
+    assert.equal(verify.headers['cache-control'], 'no-store');
+    assert.match(verify.body, /data-status="revoked"/);
+    assert.ok(!verify.body.includes(SCRIPT));
+    assert.ok(verify.body.includes('Licensed stock, not the customer&#39;s own work &lt;script&gt;') || verify.body.includes('Licensed stock, not the customer&#x27;s own work &lt;script&gt;'), 'the reason, escaped');
+    // The review page shows the revocation (escaped) and no Revoke control any more: revocation is final.
+    assert.match((await get(w, 'rita', '/review')).body, new RegExp(`<tr data-certificate-id="${id}">[\\s\\S]*?>Revoked</span>`));
+    const reviewed = await get(w, 'rita', '/review/orders/q4');
+    assert.match(reviewed.body, /data-certificate-status="revoked"/);
+    assert.doesNotMatch(reviewed.body, /data-revoke-form/);
+    assert.ok(!reviewed.body.includes(SCRIPT));
+    assert.match(reviewed.body, /<span data-revocation-reason>Licensed stock, not the customer&#(39|x27);s own work &lt;script&gt;/);
+    const again = await postForm(w, 'rita', '/review/orders/q4/certificate/revoke', { reason: 'twice' });
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, /already revoked/);
+    assert.equal((await certificate()).revocation_reason, reason, 'the first revocation stands');
+    // The order keeps its state; the history records the revocation by the reviewer's e-mail, the reason as its note.
+    assert.equal((await apiOrder(w, 'q4')).order_state, 'Human Certified');
+    const last = (await eventsOf('q4')).at(-1)!;
+    assert.deepEqual([last.type, last.actor, last.note, last.changes], ['certificate_revoked', PEOPLE.rex.email, reason, { certificate_status: { before: 'valid', after: 'revoked' } }]);
+  });
+
   it('Certify on an order whose asset bytes are missing is 409 with nothing applied', async () => {
     await getDb().db.updateTable('orders').set({ asset_key: null }).where('order_id', '=', 'q3').execute();
     const { claimId } = await openOrder(w, 'rita', 'q3');
@@ -284,6 +362,13 @@ describeOnEachDatabase('human review', (getDb) => {
     // The annotation body is escaped on the review page.
     const page = (await openOrder(w, 'rita', 'q11')).page.body;
     assert.ok(!page.includes(SCRIPT));
+    // ... and everywhere else it shows: another reviewer's read-only page, the customer's order page (its list
+    // and, for the administrator, the history's before/after). Never as markup, always as visible text.
+    for (const [who, url] of [['rita', '/review/orders/q11'], ['rex', '/review/orders/q11'], ['customer', '/orders/q11']] as const) {
+      const body = (await get(w, who, url)).body;
+      assert.ok(!body.includes('<script>alert') && !body.includes('<img src=x onerror'), `${who} ${url}: no live markup`);
+      assert.ok(body.includes('&lt;script&gt;alert('), `${who} ${url}: the body shows as text`);
+    }
     // Refusals: a bad selector type, an unknown field, remediation out of range (422, pydantic style); no CSRF (403).
     const bad = await sendJson(w, 'rita', 'PUT', '/review/orders/q11/edits', {
       claim_id: claimId,
@@ -337,5 +422,23 @@ describeOnEachDatabase('human review', (getDb) => {
     assert.equal((await apiOrder(w, 'q9')).order_state, 'In Progress');
     const moves = (await eventsOf('q9')).filter((e) => e.from_state !== null).map((e) => `${e.type}: ${e.from_state} -> ${e.to_state}`);
     assert.deepEqual(moves, ['state_changed: In Progress -> Action Required', 'responded: Action Required -> In Progress']);
+  });
+
+  it('the review pages and the editor’s labels are in the visitor’s language; the contract’s names stay English', async () => {
+    // q1 is free (nobody opened it): Rita, reading German, claims it and gets the editor's texts in German.
+    const page = (await get(w, 'rita', '/review/orders/q1?lang=de')).body;
+    const attribute = /data-editor-messages="([^"]*)"/.exec(page)?.[1];
+    assert.ok(attribute, 'the editor’s texts are on the page');
+    const unescaped = attribute.replace(/&quot;/g, '"').replace(/&#39;|&#x27;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    const messages = JSON.parse(unescaped) as Record<string, string>;
+    for (const name of ['save', 'tool_rectangle', 'body', 'needs_remediation', 'shortcut_select', 'polygon_corners']) {
+      assert.equal(messages[name], catalogues.de[`web.review.editor.${name}` as keyof typeof catalogues.de], name);
+    }
+    assert.equal(Object.keys(messages).length, Object.keys(catalogues.en).filter((k) => k.startsWith('web.review.editor.')).length);
+    assert.ok(page.includes(catalogues.de['web.review.decision_title']));
+    for (const name of ['>Note</label>', '>Certify</button>', '>Record findings</button>', '>Ask for evidence</button>', '>Refuse</button>']) assert.ok(page.includes(name), name);
+    const queue = (await get(w, 'rita', '/review?lang=ja')).body;
+    assert.ok(queue.includes(catalogues.ja['web.review.queue_title']));
+    assert.ok(queue.includes(catalogues.ja['web.review.recent_title']), 'Rita’s recent certificates, in Japanese');
   });
 });

@@ -60,7 +60,7 @@ export function registerServe(program: Command): void {
         // In a cluster the primary migrates and seeds once, before any worker starts.
         if (!worker) await migrate(database);
         if (opts.demo && !worker) {
-          const [{ buildDemoSeed, DEMO_CERTIFIER }, { grantReviewer }, { loadSeed }, { openObjectStorage }] = await Promise.all([
+          const [{ buildDemoSeed, DEMO_CERTIFIER, DEMO_ORGANIZATIONS, useDemoPreviewsAsAssets }, { grantReviewer }, { loadSeed }, { openObjectStorage }] = await Promise.all([
             import('../../demo/index.js'),
             import('../../domain/review/reviewer-admin.js'),
             import('../../domain/seed/seed.js'),
@@ -69,6 +69,8 @@ export function registerServe(program: Command): void {
           demoReport = await loadSeed(database.db, openObjectStorage(config), buildDemoSeed());
           // The demo reviewer reviews Acme's and Northwind's orders (idempotent: granted twice changes nothing).
           await grantReviewer(database.db, DEMO_CERTIFIER.reviewer.email);
+          // Every demo order in the review queue can be certified: its preview PNG stands for its uploaded file.
+          await useDemoPreviewsAsAssets(database.db, DEMO_ORGANIZATIONS.map((o) => o.id));
         }
       } catch (err) {
         await database.close();

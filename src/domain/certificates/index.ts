@@ -14,6 +14,7 @@ export {
   CertificateAlreadyRevokedError,
   CertificateNotFoundError,
   CertificateNotIssuableError,
+  findCertificateByOrder,
   findOrderCertificate,
   findPublicCertificate,
   InvalidRevocationReasonError,

@@ -93,3 +93,31 @@ export async function analysisPending(db: Executor, orderId: string): Promise<bo
     .executeTakeFirst();
   return row !== undefined;
 }
+
+export interface RecentCertificateRow {
+  certificate_id: string;
+  order_id: string;
+  order_title: string;
+  asset_name: string;
+  organization_name: string;
+  issued_at: Date;
+  revoked_at: Date | null;
+}
+
+/**
+ * The reviewer's own newest certificates (the queue's "Recently certified" list, the way back to a certified
+ * order's review page and its Revoke control): only orders this reviewer decided, never unrelated ones, and
+ * never their own organization's. `issued_by` is the reviewer's e-mail (index certificates_issued_by_idx).
+ */
+export async function listRecentCertificates(db: Executor, issuedBy: string, excludeOrganizationId: string, limit: number): Promise<RecentCertificateRow[]> {
+  const result = await sql<RecentCertificateRow>`
+    SELECT c.certificate_id::text AS certificate_id, c.order_id, o.doc->>'order_title' AS order_title, c.asset_name,
+           g.name AS organization_name, c.issued_at, c.revoked_at
+    FROM certificates c
+    JOIN orders o ON o.order_id = c.order_id
+    JOIN organizations g ON g.id = c.organization_id
+    WHERE c.issued_by = ${issuedBy} AND c.organization_id <> ${excludeOrganizationId}::uuid
+    ORDER BY c.issued_at DESC, c.certificate_id
+    LIMIT ${limit}`.execute(db);
+  return result.rows;
+}

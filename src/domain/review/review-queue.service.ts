@@ -1,11 +1,13 @@
 /** The review queue with its filter counts (docs/review.md). */
 import type { Db } from '../../storage/database.js';
 import type { Clock } from '../time/clock.js';
-import { countQueue, listQueue, type QueueRow } from './review-queue.repository.js';
+import { countQueue, listQueue, listRecentCertificates, type QueueRow, type RecentCertificateRow } from './review-queue.repository.js';
 import type { Reviewer } from './review.service.js';
 
 /** Rows shown on one queue page. */
 export const QUEUE_PAGE_SIZE = 200;
+/** Certificates listed under "Recently certified". */
+export const RECENT_CERTIFICATES = 10;
 
 export interface QueueCounts {
   total: number;
@@ -16,6 +18,8 @@ export interface QueueCounts {
 export interface ReviewQueue {
   items: QueueRow[];
   counts: QueueCounts;
+  /** The reviewer's own newest certificates: links to their orders' review pages (Revoke). */
+  recentCertificates: RecentCertificateRow[];
 }
 
 export async function loadQueue(
@@ -24,9 +28,10 @@ export async function loadQueue(
   filter: { organizationId: string | null; cameBack: boolean },
 ): Promise<ReviewQueue> {
   const now = deps.clock.now();
-  const [items, countRows] = await Promise.all([
+  const [items, countRows, recentCertificates] = await Promise.all([
     listQueue(deps.db, { ...filter, excludeOrganizationId: reviewer.organizationId, now, limit: QUEUE_PAGE_SIZE }),
     countQueue(deps.db, reviewer.organizationId),
+    listRecentCertificates(deps.db, reviewer.email, reviewer.organizationId, RECENT_CERTIFICATES),
   ]);
   const organizations = new Map<string, { id: string; name: string; count: number }>();
   let total = 0;
@@ -38,5 +43,5 @@ export async function loadQueue(
     org.count += row.n;
     organizations.set(row.organization_id, org);
   }
-  return { items, counts: { total, cameBack, organizations: [...organizations.values()].sort((a, b) => a.name.localeCompare(b.name)) } };
+  return { items, counts: { total, cameBack, organizations: [...organizations.values()].sort((a, b) => a.name.localeCompare(b.name)) }, recentCertificates };
 }

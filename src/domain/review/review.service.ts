@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AnnotationT, HumanOrderStateValue } from '../../contract/schemas.js';
 import type { Db, Executor } from '../../storage/database.js';
+import { CertificateNotFoundError, findCertificateByOrder, revokeCertificate, type CertificateRow } from '../certificates/index.js';
 import { NotFoundError } from '../errors.js';
 import { lockOrder, type LockedOrder } from '../orders/order-lifecycle.repository.js';
 import { changeOrderIn, orderInputOf, type Actor } from '../orders/order-lifecycle.service.js';
@@ -218,4 +219,28 @@ export async function decide(deps: ReviewDeps, reviewer: Reviewer, orderId: stri
     await deleteClaimsOfOrder(trx, orderId);
     return { from: moved.from, to: moved.to };
   });
+}
+
+/**
+ * A reviewer revokes the certificate of an order (docs/review.md "Revoking a certificate"): final, with a
+ * reason, recorded as `certificate_revoked` by the reviewer's e-mail; the order keeps its state. No claim is
+ * needed (the order is no longer in review), but separation of duties holds: never a certificate of the
+ * reviewer's own organization. The certificate's row is locked first (revokeCertificate), as every
+ * revocation does, so two revocations queue up and the second is 409.
+ * @throws CertificateNotFoundError (404: no such order or no certificate), OwnOrganizationError (403),
+ *   CertificateAlreadyRevokedError (409), InvalidRevocationReasonError (422)
+ */
+export async function revokeOrderCertificate(deps: ReviewDeps, reviewer: Reviewer, orderId: string, reason: string): Promise<CertificateRow> {
+  return deps.db.transaction().execute(async (trx) => {
+    const certificate = await findCertificateByOrder(trx, orderId);
+    if (!certificate) throw new CertificateNotFoundError();
+    if (certificate.organization_id === reviewer.organizationId) throw new OwnOrganizationError();
+    return revokeCertificate(trx, deps.clock, certificate.certificate_id, reason, actorOf(reviewer));
+  });
+}
+
+/** The certificate of an order a reviewer may see (not of their own organization), or null. */
+export async function reviewCertificateOf(db: Executor, reviewer: Reviewer, orderId: string): Promise<CertificateRow | null> {
+  const certificate = await findCertificateByOrder(db, orderId);
+  return certificate && certificate.organization_id !== reviewer.organizationId ? certificate : null;
 }

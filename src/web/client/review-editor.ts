@@ -40,18 +40,31 @@ type Tool = 'select' | 'rectangle' | 'polygon';
 const STEP = 0.01;
 const BIG_STEP = 0.05;
 
-export const SHORTCUTS: ReadonlyArray<[keys: string, what: string]> = [
-  ['V', 'Select tool: click a shape to select it, drag it to move it, drag a corner to resize it'],
-  ['R', 'Rectangle tool: drag on the picture to draw a rectangle'],
-  ['P', 'Polygon tool: click each corner, Enter or double click to finish, Esc to cancel'],
-  ['Tab / Shift+Tab', 'Go through the shapes and every control'],
-  ['Arrow keys', 'Move the selected shape (Shift: larger steps)'],
-  ['Delete / Backspace', 'Delete the selected shape'],
-  ['Esc', 'Cancel the polygon being drawn, or leave a text field'],
-  ['Ctrl+S (⌘S)', 'Save edits'],
-  ['N', 'Go to the Note'],
-  ['C / F / E / X', 'Certify / Record findings / Ask for evidence / Refuse: goes to the Note while it is empty, then to the button; press Enter on the button to decide'],
+/** The shortcuts listed on the page: keys, and the name of their description in the page's messages. */
+export const SHORTCUTS: ReadonlyArray<[keys: string, message: string]> = [
+  ['V', 'shortcut_select'],
+  ['R', 'shortcut_rectangle'],
+  ['P', 'shortcut_polygon'],
+  ['Tab / Shift+Tab', 'shortcut_tab'],
+  ['↑ ↓ ← →', 'shortcut_arrows'],
+  ['Delete / Backspace', 'shortcut_delete'],
+  ['Esc', 'shortcut_escape'],
+  ['Ctrl+S (⌘S)', 'shortcut_save'],
+  ['N', 'shortcut_note'],
+  ['C / F / E / X', 'shortcut_decisions'],
 ];
+
+/**
+ * The editor's texts in the page's language: the server renders them from the i18n catalogues
+ * (`web.review.editor.*`) into `data-editor-messages` (JSON, read with JSON.parse). A missing text shows its
+ * name rather than nothing.
+ */
+let messages: Record<string, string> = {};
+
+function m(name: string, vars: Record<string, string | number> = {}): string {
+  const template = messages[name] ?? name;
+  return template.replace(/\{([a-z_]+)\}/g, (all, key: string) => (key in vars ? String(vars[key]) : all));
+}
 
 const DECISION_KEYS: Record<string, string> = { c: 'certify', f: 'record_findings', e: 'ask_for_evidence', x: 'refuse' };
 
@@ -60,6 +73,7 @@ function start(): void {
   const mount = document.querySelector<HTMLElement>('[data-review-editor]');
   if (!root || !mount) return;
   const state = JSON.parse(root.dataset.editorState ?? '{}') as EditorState;
+  messages = JSON.parse(root.dataset.editorMessages ?? '{}') as Record<string, string>;
   if (!state.preview_url) return;
   new Editor(root, mount, state);
 }
@@ -91,11 +105,11 @@ class Editor {
     this.annotations = structuredClone(state.annotations ?? []);
 
     // Toolbar.
-    const toolbar = el('div', { class: 'editor-toolbar', role: 'toolbar', 'aria-label': 'Annotation tools' });
+    const toolbar = el('div', { class: 'editor-toolbar', role: 'toolbar', 'aria-label': m('tools') });
     const tools: Array<[Tool, string, string]> = [
-      ['select', 'Select', 'V'],
-      ['rectangle', 'Rectangle', 'R'],
-      ['polygon', 'Polygon', 'P'],
+      ['select', m('tool_select'), 'V'],
+      ['rectangle', m('tool_rectangle'), 'R'],
+      ['polygon', m('tool_polygon'), 'P'],
     ];
     for (const [tool, label, key] of tools) {
       const b = el('button', { type: 'button', 'aria-pressed': 'false', 'aria-keyshortcuts': key, 'data-tool': tool }, [label, ' ', el('kbd', {}, [key])]);
@@ -103,9 +117,9 @@ class Editor {
       this.toolButtons.set(tool, b);
       toolbar.append(b);
     }
-    this.deleteButton = el('button', { type: 'button', 'aria-keyshortcuts': 'Delete', 'data-action': 'delete' }, ['Delete shape ', el('kbd', {}, ['Del'])]);
+    this.deleteButton = el('button', { type: 'button', 'aria-keyshortcuts': 'Delete', 'data-action': 'delete' }, [`${m('delete_shape')} `, el('kbd', {}, ['Del'])]);
     this.deleteButton.addEventListener('click', () => this.deleteSelected());
-    this.saveButton = el('button', { type: 'button', class: 'primary', 'aria-keyshortcuts': 'Control+S', 'data-action': 'save' }, ['Save edits ', el('kbd', {}, ['Ctrl+S'])]);
+    this.saveButton = el('button', { type: 'button', class: 'primary', 'aria-keyshortcuts': 'Control+S', 'data-action': 'save' }, [`${m('save')} `, el('kbd', {}, ['Ctrl+S'])]);
     this.saveButton.addEventListener('click', () => void this.save());
     toolbar.append(this.deleteButton, this.saveButton);
     this.status = el('p', { class: 'editor-status', role: 'status', 'aria-live': 'polite', 'data-editor-status': '' });
@@ -114,24 +128,24 @@ class Editor {
     this.stage = el('div', { class: 'editor-stage' });
     const image = el('img', { src: state.preview_url ?? '', alt: state.preview_alt, class: 'editor-image', draggable: 'false' });
     this.stage.append(image);
-    const layerBoxes = el('fieldset', { class: 'editor-layers' }, [el('legend', {}, ['Layers'])]);
-    const previewToggle = this.layerToggle('Preview', true, (on) => (image.style.visibility = on ? 'visible' : 'hidden'));
+    const layerBoxes = el('fieldset', { class: 'editor-layers' }, [el('legend', {}, [m('layers')])]);
+    const previewToggle = this.layerToggle(m('preview'), true, (on) => (image.style.visibility = on ? 'visible' : 'hidden'));
     layerBoxes.append(previewToggle);
     for (const layer of state.layers ?? []) {
-      const img = el('img', { src: layer.url, alt: `Layer ${layer.name}`, class: 'editor-layer', draggable: 'false', 'data-layer-image': layer.name });
+      const img = el('img', { src: layer.url, alt: m('layer_alt', { name: layer.name }), class: 'editor-layer', draggable: 'false', 'data-layer-image': layer.name });
       img.hidden = true;
       this.stage.append(img);
       layerBoxes.append(this.layerToggle(layer.name, false, (on) => (img.hidden = !on)));
     }
-    if (!(state.layers ?? []).length) layerBoxes.append(el('p', { class: 'muted' }, ['This file has no layers.']));
-    this.overlay = svg('svg', { class: 'editor-shapes', viewBox: '0 0 1 1', preserveAspectRatio: 'none', role: 'group', 'aria-label': 'Annotations (drawing area)', 'data-editor-overlay': '' });
+    if (!(state.layers ?? []).length) layerBoxes.append(el('p', { class: 'muted' }, [m('no_layers')]));
+    this.overlay = svg('svg', { class: 'editor-shapes', viewBox: '0 0 1 1', preserveAspectRatio: 'none', role: 'group', 'aria-label': m('drawing_area'), 'data-editor-overlay': '' });
     this.stage.append(this.overlay);
 
     // The selection's properties, the list, the order's fields.
     this.details = el('div', { class: 'editor-details', 'data-editor-details': '' });
-    this.list = el('ol', { class: 'editor-list', 'aria-label': 'Annotations' });
+    this.list = el('ol', { class: 'editor-list', 'aria-label': m('annotations') });
     this.remediation = el('select', { id: 'editor-remediation' });
-    for (const [value, label] of [['0', 'Not set (0)'], ['0.5', 'Not recommended (0.5)'], ['1', 'Recommended (1)']] as const) {
+    for (const [value, label] of [['0', m('remediation_unset')], ['0.5', m('remediation_not_recommended')], ['1', m('remediation_recommended')]] as const) {
       const option = el('option', { value }, [label]);
       this.remediation.append(option);
     }
@@ -141,16 +155,16 @@ class Editor {
     this.remediation.addEventListener('change', () => this.touch());
     this.confidence.addEventListener('input', () => this.touch());
     const orderFields = el('fieldset', { class: 'editor-order' }, [
-      el('legend', {}, ['Order']),
-      el('label', { for: 'editor-remediation' }, ['Remediation']),
+      el('legend', {}, [m('order')]),
+      el('label', { for: 'editor-remediation' }, [m('remediation')]),
       this.remediation,
-      el('label', { for: 'editor-confidence' }, ['Confidence (0 to 1)']),
+      el('label', { for: 'editor-confidence' }, [m('confidence')]),
       this.confidence,
     ]);
 
-    const shortcuts = el('details', { class: 'editor-shortcuts', open: '' }, [el('summary', {}, ['Keyboard shortcuts'])]);
+    const shortcuts = el('details', { class: 'editor-shortcuts', open: '' }, [el('summary', {}, [m('shortcuts')])]);
     const table = el('dl', { class: 'compact', 'data-shortcuts': '' });
-    for (const [keys, what] of SHORTCUTS) table.append(el('dt', {}, [el('kbd', {}, [keys])]), el('dd', {}, [what]));
+    for (const [keys, what] of SHORTCUTS) table.append(el('dt', {}, [el('kbd', {}, [keys])]), el('dd', {}, [m(what)]));
     shortcuts.append(table);
 
     const editor = el('div', { class: 'review-editor', 'data-editor-ready': '' }, [
@@ -158,7 +172,7 @@ class Editor {
       this.status,
       el('div', { class: 'editor-grid' }, [
         this.stage,
-        el('div', { class: 'editor-side' }, [layerBoxes, this.details, el('h3', {}, ['Annotations']), this.list, orderFields]),
+        el('div', { class: 'editor-side' }, [layerBoxes, this.details, el('h3', {}, [m('annotations')]), this.list, orderFields]),
       ]),
       shortcuts,
     ]);
@@ -200,10 +214,10 @@ class Editor {
     this.stage.dataset.tool = tool;
     this.say(
       tool === 'rectangle'
-        ? 'Rectangle: drag on the picture.'
+        ? m('status_rectangle')
         : tool === 'polygon'
-          ? 'Polygon: click each corner; Enter or double click finishes, Esc cancels.'
-          : 'Select: click a shape; drag it or use the arrow keys to move it; drag a corner to resize it.',
+          ? m('status_polygon')
+          : m('status_select'),
     );
     this.renderShapes();
   }
@@ -242,19 +256,19 @@ class Editor {
     this.touch();
     // Back to the select tool: the new shape is selected, with its handles, ready to adjust.
     this.setTool('select');
-    this.say(`${type === 'RECTANGLE' ? 'Rectangle' : 'Polygon'} added and selected. Write its body beside the picture.`);
+    this.say(m(type === 'RECTANGLE' ? 'added_rectangle' : 'added_polygon'));
     this.render();
   }
 
   private deleteSelected(): void {
     if (this.selected < 0) {
-      this.say('Select a shape first.');
+      this.say(m('select_first'));
       return;
     }
     this.annotations.splice(this.selected, 1);
     this.selected = Math.min(this.selected, this.annotations.length - 1);
     this.touch();
-    this.say('Shape deleted.');
+    this.say(m('deleted'));
     this.render();
     this.focusSelected();
   }
@@ -290,7 +304,7 @@ class Editor {
         if (e.detail >= 2) return; // the double click's second press: finished by dblclick
         this.drawing.push(p);
         this.renderShapes();
-        this.say(`Polygon: ${this.drawing.length} corner${this.drawing.length === 1 ? '' : 's'}. Enter or double click finishes.`);
+        this.say(m('polygon_corners', { count: this.drawing.length }));
       } else {
         const handle = t.getAttribute('data-handle');
         const index = Number(t.getAttribute('data-index') ?? t.getAttribute('data-handle-of') ?? -1);
@@ -350,7 +364,7 @@ class Editor {
     const pts = this.drawing;
     this.drawing = [];
     if (pts.length < 3) {
-      this.say('A polygon needs at least three corners.');
+      this.say(m('polygon_too_small'));
       this.renderShapes();
       return;
     }
@@ -381,7 +395,7 @@ class Editor {
       case 'Delete':
       case 'Backspace': this.deleteSelected(); break;
       case 'Escape':
-        if (this.drawing.length) { this.drawing = []; this.renderShapes(); this.say('Polygon cancelled.'); }
+        if (this.drawing.length) { this.drawing = []; this.renderShapes(); this.say(m('polygon_cancelled')); }
         else this.select(-1);
         break;
       case 'Enter':
@@ -418,11 +432,11 @@ class Editor {
     const button = value ? document.querySelector<HTMLButtonElement>(`[data-decision-form] button[value="${value}"]`) : null;
     if (!button || note.value.trim() === '') {
       note.focus();
-      if (button) this.say(`Write the Note first, then press ${button.textContent ?? ''}.`);
+      if (button) this.say(m('note_first', { button: button.textContent ?? '' }));
       return;
     }
     button.focus();
-    this.say(`Press Enter to ${button.textContent ?? ''} this order.`);
+    this.say(m('press_enter', { button: button.textContent ?? '' }));
   }
 
   // ---- rendering ----
@@ -445,7 +459,7 @@ class Editor {
         class: `annotation${remediation ? ' needs-remediation' : ''}${i === this.selected ? ' selected' : ''}`,
         tabindex: 0,
         role: 'button',
-        'aria-label': `${this.labelOf(i)}${i === this.selected ? ' (selected)' : ''}`,
+        'aria-label': `${this.labelOf(i)}${i === this.selected ? ` ${m('selected')}` : ''}`,
         'aria-pressed': String(i === this.selected),
         'data-index': i,
         'data-shape': sel.type,
@@ -486,12 +500,12 @@ class Editor {
   private labelOf(i: number): string {
     const a = this.annotations[i];
     const first = a?.bodies?.[0]?.value.trim();
-    return `Annotation ${i + 1}, ${a?.target?.selector.type === 'POLYGON' ? 'polygon' : 'rectangle'}${first ? `: ${first.slice(0, 60)}` : ''}`;
+    return `${m(a?.target?.selector.type === 'POLYGON' ? 'label_polygon' : 'label_rectangle', { n: i + 1 })}${first ? `: ${first.slice(0, 60)}` : ''}`;
   }
 
   private renderList(): void {
     if (!this.annotations.length) {
-      this.list.replaceChildren(el('li', { class: 'muted' }, ['No annotations. Draw one with R or P.']));
+      this.list.replaceChildren(el('li', { class: 'muted' }, [m('no_annotations')]));
       return;
     }
     this.list.replaceChildren(
@@ -508,14 +522,17 @@ class Editor {
     const i = this.selected;
     const a = this.annotations[i];
     if (!a) {
-      this.details.replaceChildren(el('p', { class: 'muted' }, ['Select a shape to edit its body, remediation flag and AI likelihood.']));
+      this.details.replaceChildren(el('p', { class: 'muted' }, [m('select_hint')]));
       return;
     }
     const id = a.id ?? '';
     a.bodies ??= [];
     a.properties ??= {};
     const props = a.properties;
-    const fields = el('fieldset', { class: 'editor-selection', 'data-selection': String(i) }, [el('legend', {}, [this.labelOf(i)])]);
+    // The legend names the shape only: its body is in the textbox right below.
+    const fields = el('fieldset', { class: 'editor-selection', 'data-selection': String(i) }, [
+      el('legend', {}, [m(this.typeOf(i) === 'POLYGON' ? 'label_polygon' : 'label_rectangle', { n: i + 1 })]),
+    ]);
     a.bodies.forEach((body, k) => {
       const fieldId = `editor-body-${k}`;
       const area = el('textarea', { id: fieldId, rows: '3', maxlength: '10000', 'data-body': String(k) });
@@ -526,15 +543,15 @@ class Editor {
         this.renderShapes();
         this.renderList();
       });
-      const remove = el('button', { type: 'button', class: 'editor-link', 'aria-label': `Remove body ${k + 1}` }, ['Remove']);
+      const remove = el('button', { type: 'button', class: 'editor-link', 'aria-label': m('remove_body', { n: k + 1 }) }, [m('remove')]);
       remove.addEventListener('click', () => {
         a.bodies!.splice(k, 1);
         this.touch();
         this.render();
       });
-      fields.append(el('label', { for: fieldId }, [k === 0 ? 'Body' : `Body ${k + 1}`]), area, remove);
+      fields.append(el('label', { for: fieldId }, [k === 0 ? m('body') : m('body_n', { n: k + 1 })]), area, remove);
     });
-    const addBody = el('button', { type: 'button', class: 'editor-link' }, ['Add a body']);
+    const addBody = el('button', { type: 'button', class: 'editor-link' }, [m('add_body')]);
     addBody.addEventListener('click', () => {
       a.bodies!.push({ id: uuid(), annotation: id, value: '' });
       this.touch();
@@ -559,8 +576,8 @@ class Editor {
     const b = this.geometryOf(i)?.bounds;
     fields.append(
       addBody,
-      el('label', { class: 'check', for: 'editor-needs-remediation' }, [flag, ' Needs remediation']),
-      el('label', { for: 'editor-ai-likelihood' }, ['AI likelihood (0 to 1, empty: not set)']),
+      el('label', { class: 'check', for: 'editor-needs-remediation' }, [flag, ` ${m('needs_remediation')}`]),
+      el('label', { for: 'editor-ai-likelihood' }, [m('ai_likelihood')]),
       likelihood,
       el('p', { class: 'muted', 'data-bounds': '' }, [b ? `x ${b.minX.toFixed(3)}–${b.maxX.toFixed(3)}, y ${b.minY.toFixed(3)}–${b.maxY.toFixed(3)}` : '']),
     );
@@ -572,7 +589,7 @@ class Editor {
   private orderNumbers(): { remediation: number; confidence: number } | null {
     const confidence = Number(this.confidence.value);
     if (this.confidence.value.trim() === '' || !Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
-      this.say('Confidence must be a number from 0 to 1.', 'error');
+      this.say(m('confidence_invalid'), 'error');
       this.confidence.focus();
       return null;
     }
@@ -580,7 +597,7 @@ class Editor {
       const v = a.properties?.ai_likelihood;
       if (v !== null && v !== undefined && (!Number.isFinite(v) || v < 0 || v > 1)) {
         this.select(i);
-        this.say('AI likelihood must be a number from 0 to 1, or empty.', 'error');
+        this.say(m('likelihood_invalid'), 'error');
         this.details.querySelector<HTMLInputElement>('#editor-ai-likelihood')?.focus();
         return null;
       }
@@ -592,7 +609,7 @@ class Editor {
     const numbers = this.orderNumbers();
     if (!numbers) return;
     this.saveButton.disabled = true;
-    this.say('Saving…');
+    this.say(m('saving'));
     this.root.setAttribute('data-editor-saving', 'true');
     try {
       const response = await fetch(this.root.dataset.editsUrl ?? '', {
@@ -608,13 +625,13 @@ class Editor {
         this.dirty = false;
         this.root.setAttribute('data-editor-dirty', 'false');
         this.render();
-        this.say(`Saved at ${new Date().toLocaleTimeString()}.`, 'saved');
+        this.say(m('saved', { time: new Date().toLocaleTimeString(document.documentElement.lang || undefined) }), 'saved');
         this.root.dataset.editorSaved = String(Number(this.root.dataset.editorSaved ?? '0') + 1);
       } else {
         this.say(await this.refusal(response), 'error');
       }
     } catch {
-      this.say('Not saved: the server could not be reached. Your edits are still here; try again.', 'error');
+      this.say(m('offline'), 'error');
     } finally {
       this.saveButton.disabled = false;
       this.root.removeAttribute('data-editor-saving');
@@ -630,8 +647,8 @@ class Editor {
     } catch {
       // Not JSON: the status says enough.
     }
-    if (response.status === 409) return `Not saved: you no longer hold this order (${detail || 'the claim ended or the order moved'}). Reload the page.`;
-    return `Not saved (${response.status}): ${detail || response.statusText}`;
+    if (response.status === 409) return m('claim_lost', { detail: detail || m('claim_lost_default') });
+    return m('refused', { status: response.status, detail: detail || response.statusText });
   }
 }
 

@@ -6,6 +6,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ReviewClaimRequest, ReviewEditsRequest, type ReviewClaimRequestT, type ReviewEditsRequestT } from '../../contract/review-schemas.js';
+import { MAX_REVOCATION_REASON } from '../../domain/certificates/index.js';
 import { ApiError } from '../../domain/errors.js';
 import {
   CLAIM_TTL_MS,
@@ -18,6 +19,8 @@ import {
   OwnOrganizationError,
   releaseClaim,
   renewClaim,
+  reviewCertificateOf,
+  revokeOrderCertificate,
   saveEdits,
   type CertificateIssuer,
   type Reviewer,
@@ -27,11 +30,12 @@ import { ajvErrorsToIssues } from '../../http/validation/ajv-issues.js';
 import { BODY_AJV_OPTIONS } from '../../http/validation/validator-factory.js';
 import { renderValidationIssues } from '../../http/validation/render.js';
 import { translate, type MessageKey } from '../../i18n/index.js';
+import { html } from '../html.js';
 import { requireCsrf, requireSession, sessionOf } from '../guards.js';
 import { sendNotFound, sendPage } from '../respond.js';
 import { tokensMatch } from '../session/csrf.js';
 import { messagePage } from '../views/message-page.js';
-import { reviewOrderPage } from '../views/review-order-page.js';
+import { reviewOrderHref, reviewOrderPage } from '../views/review-order-page.js';
 import { reviewQueuePage } from '../views/review-queue-page.js';
 import type { WebDeps } from '../web-deps.js';
 
@@ -106,12 +110,21 @@ export function reviewRoutes(deps: ReviewRouteDeps): FastifyPluginAsync {
       return sendPage(reply, reviewQueuePage(req.web, queue, { organizationId, cameBack }));
     });
 
-    const showOrder = async (req: FastifyRequest, reply: FastifyReply, orderId: string, error: string | null = null, status = 200) => {
+    const showOrder = async (
+      req: FastifyRequest,
+      reply: FastifyReply,
+      orderId: string,
+      error: string | null = null,
+      status = 200,
+      revocationError: string | null = null,
+    ) => {
       const ctx = req.web;
       try {
-        const open = await openForReview(reviewDeps, reviewerOf(sessionOf(req)), orderId);
+        const reviewer = reviewerOf(sessionOf(req));
+        const open = await openForReview(reviewDeps, reviewer, orderId);
         const material = await loadReviewMaterial(deps.orders, orderId);
-        return sendPage(reply, reviewOrderPage(ctx, material, open, { error, renewEveryMs }), status);
+        const certificate = await reviewCertificateOf(deps.db, reviewer, orderId);
+        return sendPage(reply, reviewOrderPage(ctx, material, open, { error, renewEveryMs, certificate, revocationError }), status);
       } catch (err) {
         if (err instanceof OwnOrganizationError) return sendPage(reply, messagePage(ctx, ctx.t('web.review.own_org_title'), translate(ctx.lang, err.messageKey)), 403);
         if (err instanceof ApiError && err.statusCode === 404) return sendNotFound(ctx, reply);
@@ -130,12 +143,35 @@ export function reviewRoutes(deps: ReviewRouteDeps): FastifyPluginAsync {
       if (!isDecision(decision) || note === '' || note.length > 10_000) return showOrder(req, reply, req.params.orderId, ctx.t('web.review.note_required'), 422);
       try {
         const result = await decide(reviewDeps, reviewerOf(sessionOf(req)), req.params.orderId, { decision, note, claimId });
-        return sendPage(reply, messagePage(ctx, ctx.t('web.review.decided_title'), ctx.t('web.review.decided', { state: result.to }), 'status'));
+        // The order's review page stays reachable: after Certify it shows the certificate and its Revoke control.
+        const message = html`${ctx.t('web.review.decided', { state: result.to })} <a href="${reviewOrderHref(req.params.orderId)}" data-review-order-link>${ctx.t('web.review.open_order')}</a>`;
+        return sendPage(reply, messagePage(ctx, ctx.t('web.review.decided_title'), message, 'status'));
       } catch (err) {
         if (err instanceof ApiError && err.statusCode === 404) return sendNotFound(ctx, reply);
         if (err instanceof OwnOrganizationError) return sendPage(reply, messagePage(ctx, ctx.t('web.review.own_org_title'), translate(ctx.lang, err.messageKey)), 403);
         if (err instanceof ApiError) {
           return sendPage(reply, messagePage(ctx, ctx.t('web.review.refused_title'), translate(ctx.lang, err.messageKey, err.vars)), err.statusCode);
+        }
+        throw err;
+      }
+    });
+
+    // Revoking the order's certificate (docs/review.md "Revoking a certificate"): a form with the session's
+    // CSRF token and a required reason; final. Redirects to the review page, which shows the revocation.
+    app.post<{ Params: { orderId: string }; Body: Record<string, unknown> }>('/review/orders/:orderId/certificate/revoke', async (req, reply) => {
+      const ctx = req.web;
+      const reason = typeof req.body?.reason === 'string' ? req.body.reason.trim() : '';
+      if (reason === '' || [...reason].length > MAX_REVOCATION_REASON) {
+        return showOrder(req, reply, req.params.orderId, null, 422, ctx.t('web.review.revoke_reason_required', { max: MAX_REVOCATION_REASON }));
+      }
+      try {
+        await revokeOrderCertificate(reviewDeps, reviewerOf(sessionOf(req)), req.params.orderId, reason);
+        return reply.redirect(`${reviewOrderHref(req.params.orderId)}#certificate-title`, 303);
+      } catch (err) {
+        if (err instanceof OwnOrganizationError) return sendPage(reply, messagePage(ctx, ctx.t('web.review.own_org_title'), translate(ctx.lang, err.messageKey)), 403);
+        if (err instanceof ApiError && err.statusCode === 404) return sendNotFound(ctx, reply);
+        if (err instanceof ApiError) {
+          return sendPage(reply, messagePage(ctx, ctx.t('web.review.revoke_refused_title'), translate(ctx.lang, err.messageKey, err.vars)), err.statusCode);
         }
         throw err;
       }

@@ -6,7 +6,9 @@
  * (`data-review-root`: order id, claim id, CSRF token, the save and renew URLs).
  */
 import type { OrderT } from '../../contract/schemas.js';
+import type { CertificateRow } from '../../domain/certificates/index.js';
 import type { OpenResult, ReviewMaterial } from '../../domain/review/index.js';
+import { catalogues, type MessageKey } from '../../i18n/index.js';
 import { html, type SafeHtml } from '../html.js';
 import { CSRF_FIELD } from '../session/csrf.js';
 import type { WebContext } from '../web-context.js';
@@ -26,6 +28,16 @@ export const DECISION_BUTTONS = [
   { value: 'refuse', label: 'Refuse' },
 ] as const;
 export const NOTE_LABEL = 'Note';
+/** The revocation control's accessible name (DECISIONS 9: a control named `Revoke`), the same in every language. */
+export const REVOKE_LABEL = 'Revoke';
+
+const EDITOR_PREFIX = 'web.review.editor.';
+const EDITOR_KEYS = Object.keys(catalogues.en).filter((k) => k.startsWith(EDITOR_PREFIX)) as Array<MessageKey & `web.${string}`>;
+
+/** The editor's texts (review-editor.ts) in the page's language: `{short name: text}`, placeholders left in. */
+export function editorMessages(ctx: WebContext): Record<string, string> {
+  return Object.fromEntries(EDITOR_KEYS.map((k) => [k.slice(EDITOR_PREFIX.length), ctx.t(k)]));
+}
 
 export function reviewOrderHref(orderId: string): string {
   return `/review/orders/${encodeURIComponent(orderId)}`;
@@ -78,13 +90,13 @@ function evidence(ctx: WebContext, m: ReviewMaterial): SafeHtml {
 
 function claimStatus(ctx: WebContext, open: OpenResult): SafeHtml {
   const t = ctx.t;
-  if (open.state !== 'In Progress') return html`<p class="message" role="status" data-claim="none">${t('web.review.not_in_review', { state: open.state })}</p>`;
-  if (open.analysisRunning) return html`<p class="message" role="status" data-claim="none">${t('web.review.analysis_running')}</p>`;
+  if (open.state !== 'In Progress') return html`<p class="message info" role="status" data-claim="none">${t('web.review.not_in_review', { state: open.state })}</p>`;
+  if (open.analysisRunning) return html`<p class="message info" role="status" data-claim="none">${t('web.review.analysis_running')}</p>`;
   if (open.heldBy) {
-    return html`<p class="message" role="status" data-claim="other">${t('web.review.claim_other', { name: open.heldBy.name, time: timeElement(ctx.lang, open.heldBy.expiresAt).toString().replace(/<[^>]+>/g, '') })}</p>`;
+    return html`<p class="message info" role="status" data-claim="other">${t('web.review.claim_other', { name: open.heldBy.name, time: timeElement(ctx.lang, open.heldBy.expiresAt).toString().replace(/<[^>]+>/g, '') })}</p>`;
   }
   if (open.claim) {
-    return html`<p class="message" role="status" data-claim="yours" data-claim-status data-lost-message="${t('web.review.claim_lost')}">${t('web.review.claim_yours', {
+    return html`<p class="message info" role="status" data-claim="yours" data-claim-status data-lost-message="${t('web.review.claim_lost')}">${t('web.review.claim_yours', {
       time: timeElement(ctx.lang, open.claim.expiresAt).toString().replace(/<[^>]+>/g, ''),
     })}</p>`;
   }
@@ -112,7 +124,39 @@ function decisionForm(ctx: WebContext, orderId: string, claimId: string, error: 
     </form>`;
 }
 
+/**
+ * The order's certificate (a certified order): its status, a link to its public page and, while valid, the
+ * `Revoke` form with a required reason. Revocation is final: the form is gone once it is revoked.
+ */
+function certificatePanel(ctx: WebContext, orderId: string, c: CertificateRow, error: string | null): SafeHtml {
+  const t = ctx.t;
+  const revoked = c.revoked_at !== null;
+  const verifyHref = `/verify/${encodeURIComponent(c.certificate_id)}`;
+  const facts = html`<dl class="fields" data-certificate-status="${revoked ? 'revoked' : 'valid'}">
+    ${field(t('web.verify.status'), html`<strong>${revoked ? 'Revoked' : 'Human Certified'}</strong>`)}
+    ${field(t('web.verify.certificate_id'), html`<a href="${verifyHref}" data-verify-link><code>${c.certificate_id}</code></a>`)}
+    ${field(t('web.verify.issued'), timeElement(ctx.lang, c.issued_at))}
+    ${revoked ? field(t('web.review.revoked_at'), timeElement(ctx.lang, c.revoked_at)) : ''}
+    ${revoked ? field(t('web.review.revocation_reason'), html`<span data-revocation-reason>${c.revocation_reason ?? ''}</span>`) : ''}
+  </dl>
+  <p><a href="${verifyHref}">${t('web.review.open_verify')}</a></p>`;
+  if (revoked) return facts;
+  return html`${facts}
+    <form method="post" action="${reviewOrderHref(orderId)}/certificate/revoke" class="stacked revoke-form" data-revoke-form>
+      <input type="hidden" name="${CSRF_FIELD}" value="${ctx.session?.csrfToken ?? ''}">
+      <label for="revoke-reason">${t('web.review.revoke_reason')}</label>
+      <textarea id="revoke-reason" name="reason" rows="3" maxlength="2000" required aria-describedby="revoke-help"></textarea>
+      <p class="help" id="revoke-help">${t('web.review.revoke_help')}</p>
+      ${error ? html`<p class="message error" role="alert">${error}</p>` : ''}
+      <div class="decision-buttons"><button type="submit" class="danger">${REVOKE_LABEL}</button></div>
+    </form>`;
+}
+
 export interface ReviewPageOptions {
+  /** The order's certificate, when it has one (shown with its Revoke control). */
+  certificate?: CertificateRow | null;
+  /** A refusal of the last revocation (shown above the Revoke button). */
+  revocationError?: string | null;
   /** A refusal of the last decision (shown above the form). */
   error?: string | null;
   /** Milliseconds between claim renewals (the page's script). */
@@ -140,7 +184,7 @@ export function reviewOrderPage(ctx: WebContext, m: ReviewMaterial, open: OpenRe
   const root = open.claim
     ? html`data-review-root data-order-id="${o.order_id}" data-claim-id="${open.claim.claimId}" data-csrf="${ctx.session?.csrfToken ?? ''}"
         data-renew-url="${href}/claim/renew" data-edits-url="${href}/edits" data-renew-every-ms="${options.renewEveryMs}"
-        data-editor-state="${editorState}"`
+        data-editor-state="${editorState}" data-editor-messages="${JSON.stringify(editorMessages(ctx))}"`
     : html`data-review-root data-order-id="${o.order_id}"`;
   return page(ctx, {
     title: o.order_title,
@@ -150,7 +194,9 @@ export function reviewOrderPage(ctx: WebContext, m: ReviewMaterial, open: OpenRe
       <p><a href="/review">← ${t('web.review.back')}</a></p>
       <h1>${o.order_title} <span class="badge ${stateClass(o.order_state)}">${o.order_state}</span></h1>
       ${claimStatus(ctx, open)}
+      ${open.claim && !m.original ? html`<p class="message warning" role="note" data-no-asset-bytes>${t('web.review.no_asset_bytes')}</p>` : ''}
       ${open.claim ? section('decision-title', t('web.review.decision_title'), decisionForm(ctx, o.order_id, open.claim.claimId, options.error ?? null)) : ''}
+      ${options.certificate ? section('certificate-title', t('web.review.certificate_title'), certificatePanel(ctx, o.order_id, options.certificate, options.revocationError ?? null)) : ''}
       ${section('preview-title', t('web.order.preview'), html`<div data-review-editor>${preview}</div>`)}
       <div class="order-layout">
         <div class="order-visual">

@@ -40,6 +40,23 @@ export function reviewQueuePage(ctx: WebContext, queue: ReviewQueue, current: Qu
       <td>${item.claimed_by_name ? html`<span data-claimed-by>${t('web.review.being_reviewed_by', { name: item.claimed_by_name })}</span>` : t('web.review.available')}</td>
     </tr>`,
   );
+  const recent = queue.recentCertificates.length
+    ? html`<section class="panel" aria-labelledby="recent-certificates-title" data-recent-certificates>
+        <h2 id="recent-certificates-title">${t('web.review.recent_title')}</h2>
+        <p class="help">${t('web.review.recent_intro')}</p>
+        <table class="data"><thead><tr>
+          <th scope="col">${t('web.review.col_order')}</th><th scope="col">${t('web.review.col_organization')}</th>
+          <th scope="col">${t('web.verify.issued')}</th><th scope="col">${t('web.review.col_status')}</th>
+        </tr></thead><tbody>${queue.recentCertificates.map(
+          (c) => html`<tr data-certificate-id="${c.certificate_id}">
+            <td><a href="/review/orders/${encodeURIComponent(c.order_id)}">${c.order_title || c.asset_name}</a><div class="muted">${c.asset_name}</div></td>
+            <td>${c.organization_name}</td>
+            <td>${timeElement(ctx.lang, c.issued_at)}</td>
+            <td>${c.revoked_at ? html`<span class="badge state-failed">Revoked</span>` : html`<span class="badge state-human-certified">Human Certified</span>`}</td>
+          </tr>`,
+        )}</tbody></table>
+      </section>`
+    : '';
   return page(ctx, {
     title: t('web.review.queue_title'),
     active: 'review',
@@ -51,6 +68,7 @@ export function reviewQueuePage(ctx: WebContext, queue: ReviewQueue, current: Qu
         : html`<table class="data review-queue"><thead><tr>
             <th scope="col">${t('web.review.col_order')}</th><th scope="col">${t('web.review.col_organization')}</th>
             <th scope="col">${t('web.review.col_entered')}</th><th scope="col">${t('web.review.col_status')}</th>
-          </tr></thead><tbody>${rows}</tbody></table>`}`,
+          </tr></thead><tbody>${rows}</tbody></table>`}
+      ${recent}`,
   });
 }
