@@ -10,6 +10,7 @@ import { OrderList, type ListOrdersParams } from './orders-list.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { TokenCache } from './token.js';
 import { defaultSleep, Transport, type TransportOptions } from './transport.js';
+import { WebhookEndpointsResource } from './webhook-endpoints.js';
 import type { Certificate, Order, OrderHistory, OrderPreview, OrdersPage, OrganizationMembers, Project, PublicCertificate, UploadTicket } from './types.js';
 
 export interface CertdeskOptions {
@@ -71,6 +72,7 @@ export class Certdesk {
   readonly projects: ProjectsResource;
   readonly organizations: OrganizationsResource;
   readonly certificates: CertificatesResource;
+  readonly webhookEndpoints: WebhookEndpointsResource;
   /** @internal */
   readonly transport: Transport;
   private readonly tokenCache: TokenCache;
@@ -114,6 +116,7 @@ export class Certdesk {
     this.projects = new ProjectsResource(this.transport);
     this.organizations = new OrganizationsResource(this.transport);
     this.certificates = new CertificatesResource(this.transport);
+    this.webhookEndpoints = new WebhookEndpointsResource(this.transport);
   }
 
   /** The current access token (fetched or refreshed when needed). */
