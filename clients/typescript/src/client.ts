@@ -136,17 +136,21 @@ class OrdersResource {
     if (!params?.projectId) throw new TypeError('orders.list: projectId is required (`All Projects`, `Personal Certificates` or a project id)');
     const preview = params.preview ?? false;
     return new OrderList(
-      async (pageToken) =>
-        (
-          await this.transport.request<OrdersPage>({
+      (async (pageToken: string | null, ahead: AbortSignal | undefined, raw: boolean) => {
+        const signal = params.signal && ahead ? AbortSignal.any([params.signal, ahead]) : (params.signal ?? ahead);
+        return (
+          await this.transport.request<OrdersPage | string>({
             method: 'GET',
             path: '/v1/orders',
             query: { project_id: params.projectId, preview: params.preview, limit: params.limit, page_token: pageToken },
-            ...(params.signal ? { signal: params.signal } : {}),
+            raw,
+            ...(signal ? { signal } : {}),
           })
-        ).body,
+        ).body;
+      }) as ConstructorParameters<typeof OrderList>[0],
       preview,
       params.pageToken ?? null,
+      params.prefetch ?? false,
     );
   }
 

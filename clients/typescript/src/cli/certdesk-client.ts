@@ -13,7 +13,7 @@ import { verifyCertificate } from '../certificate.js';
 import type { Order, OrderPreview, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../types.js';
 import { loadCredentials, saveCredentials } from './config.js';
 import { CliFailure, EXIT, exitCodeOf, failureLine } from './exit-codes.js';
-import { chooseFormat, printObject, RowWriter, type Column, type Format } from './output.js';
+import { chooseFormat, JsonTextWriter, printObject, RowWriter, type Column, type Format } from './output.js';
 import { readSecret } from './secret.js';
 
 const FINAL_STATES = new Set(['Human Certified', 'Reviewed', 'Failed', 'Unsupported File']);
@@ -153,20 +153,28 @@ export function program(): Command {
     const client = clientFromEnvironment();
     const format = formatOf(opts, 'ndjson');
     const writer = new RowWriter<Order | OrderPreview>(process.stdout, format, ORDER_COLUMNS, process.stdout.columns ?? 120);
-    const list = client.orders.list({ projectId: opts.project, ...(opts.preview ? { preview: true } : {}), ...(opts.limit ? { limit: opts.limit } : {}) });
+    const rawWriter = new JsonTextWriter(process.stdout, format === 'json' ? 'json' : 'ndjson');
+    // --all is an export: the next page is fetched while this one is written.
+    const list = client.orders.list({ projectId: opts.project, ...(opts.preview ? { preview: true } : {}), ...(opts.limit ? { limit: opts.limit } : {}), prefetch: Boolean(opts.all) });
     let count = 0;
     let pages = 0;
-    for await (const page of list.pages()) {
+    // NDJSON and JSON write each order as the server sent it (no parse, no serialization per order).
+    const raw = format === 'ndjson' || format === 'json';
+    for await (const page of raw ? list.jsonPages() : list.pages()) {
       pages++;
-      for (const order of (opts.preview ? page.order_previews : page.orders) ?? []) {
-        await writer.row(order);
-        count++;
+      if ('items' in page) {
+        await rawWriter.rows(page.items);
+        count += page.items.length;
+      } else {
+        const items = (opts.preview ? page.order_previews : page.orders) ?? [];
+        await writer.rows(items);
+        count += items.length;
       }
       if (opts.all) progress(`${count} of ${page.order_stats.total_orders} orders (${pages} pages)`);
       if (!opts.all) break;
     }
     endProgress();
-    await writer.end();
+    await (raw ? rawWriter : writer).end();
   });
 
   withFormats(orders.command('get').argument('<id>', 'order id').description('one order'), false).action(async (id: string, opts: FormatFlags) => {
