@@ -36,7 +36,7 @@ import { migrate } from '../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
 import { insertOrders, secretOf, seedDocument, type BenchOrganization } from './bench-organization.js';
-import { cpuMsOf, servingUrl, stopChild } from './server-process.js';
+import { cpuMsOf, postgresBackends, processTree, servingUrl, stopChild } from './server-process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'clients/typescript/dist/cli/certdesk-client.js');
@@ -192,14 +192,33 @@ async function runCurl(baseUrl: string, maxPages = Infinity): Promise<{ orders: 
   return { orders, seconds: (performance.now() - started) / 1000, pages };
 }
 
-function section(clients: ClientRun[], curls: Array<{ orders: number; seconds: number; pages: number }>, endLoad: number[]): string {
+/** CPU time (ms) so far of the server (primary and workers) and of the scratch database's PostgreSQL backends. */
+function serverSideCpuMs(serverPid: number): { server: number; postgres: number } {
+  return {
+    server: processTree(serverPid).reduce((sum, pid) => sum + cpuMsOf(pid), 0),
+    postgres: postgresBackends(DATABASE_NAME).reduce((sum, pid) => sum + cpuMsOf(pid), 0),
+  };
+}
+
+/** Runs `work` and adds the server's and PostgreSQL's CPU per order it cost (µs). */
+async function withServerCpu<R extends { orders: number }>(serverPid: number, work: () => Promise<R>): Promise<R & { serverUsPerOrder: number; postgresUsPerOrder: number }> {
+  const before = serverSideCpuMs(serverPid);
+  const result = await work();
+  const after = serverSideCpuMs(serverPid);
+  return { ...result, serverUsPerOrder: (1000 * (after.server - before.server)) / result.orders, postgresUsPerOrder: (1000 * (after.postgres - before.postgres)) / result.orders };
+}
+
+type Measured<R> = R & { serverUsPerOrder: number; postgresUsPerOrder: number };
+
+function section(clients: Array<Measured<ClientRun>>, curls: Array<Measured<{ orders: number; seconds: number; pages: number }>>, endLoad: number[]): string {
   const rate = (n: number, s: number) => n / s;
   const goal = (ok: boolean, text: string) => `| ${text} | ${ok ? 'met' : '**not met**'} |`;
   const worstRate = Math.min(...clients.map((c) => rate(c.orders, c.seconds)));
   const peak = Math.max(...clients.map((c) => c.peakRssMb));
   const rows = clients.map((c, i) => {
     const k = curls[i]!;
-    return `| ${i + 1} | ${c.seconds.toFixed(1)} s, **${N(rate(c.orders, c.seconds))} orders/s** | ${c.peakRssMb.toFixed(0)} MB (at 10 %: ${c.rssAt10Mb.toFixed(0)}, at 90 %: ${c.rssAt90Mb.toFixed(0)}) | ${c.cpuSeconds.toFixed(1)} s (${((1e6 * c.cpuSeconds) / c.orders).toFixed(1)} µs/order) | ${k.seconds.toFixed(1)} s, ${N(rate(k.orders, k.seconds))} orders/s |`;
+    const us = (n: number) => n.toFixed(1);
+    return `| ${i + 1} | ${c.seconds.toFixed(1)} s, **${N(rate(c.orders, c.seconds))} orders/s** | ${c.peakRssMb.toFixed(0)} MB (at 10 %: ${c.rssAt10Mb.toFixed(0)}, at 90 %: ${c.rssAt90Mb.toFixed(0)}) | ${c.cpuSeconds.toFixed(1)} s (${us((1e6 * c.cpuSeconds) / c.orders)} µs/order) | ${us(c.serverUsPerOrder)} / ${us(c.postgresUsPerOrder)} | ${k.seconds.toFixed(1)} s, ${N(rate(k.orders, k.seconds))} orders/s | ${us(k.serverUsPerOrder)} / ${us(k.postgresUsPerOrder)} |`;
   });
   return [
     '## TypeScript client export',
@@ -208,11 +227,11 @@ function section(clients: ClientRun[], curls: Array<{ orders: number; seconds: n
       `${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, PostgreSQL on 127.0.0.1. The benchmark organization of \`npm run bench\` ` +
       `(${N(ORDERS)} orders with full documents: analyses, annotations, layers, presigned preview URLs) in a scratch database; \`certdesk serve\` ` +
       `(its default workers) in a process of its own; \`certdesk-client orders list --all --ndjson --limit ${LIMIT}\` (the built bin, its output ` +
-      'read and counted by the script, as a pipe would), after 60 unreported warm-up pages, then `curl` walking the same pages (one curl process per page, the next token taken from the body) in the same run. ' +
+      'read and counted by the script, as a pipe would), after up to 60 unreported warm-up pages, then `curl` walking the same pages (one curl process per page, the next token taken from the body) in the same run. ' +
       'Server, database, client and curl share the machine.',
     '',
-    '| round | certdesk-client | client peak RSS | client CPU | curl, same pages |',
-    '|---|---:|---:|---:|---:|',
+    '| round | certdesk-client | client peak RSS | client CPU | server / PostgreSQL CPU µs per order (client) | curl, same pages | server / PostgreSQL CPU µs per order (curl) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     '| Goal | Result |',
@@ -222,7 +241,9 @@ function section(clients: ClientRun[], curls: Array<{ orders: number; seconds: n
     '',
     `Output: ${(clients[0]!.bytes / 2 ** 20).toFixed(0)} MiB of NDJSON (${N(clients[0]!.bytes / clients[0]!.orders)} bytes per order), ${N(curls[0]!.pages)} pages. ` +
       `Load average (1/5/15 min) at the start ${INITIAL_LOAD.map((l) => l.toFixed(1)).join(' / ')}, at the end ${endLoad.map((l) => l.toFixed(1)).join(' / ')}: ` +
-      'the machine is shared, so the rates are indicative; client CPU per order is the figure other load moves least.',
+      'the machine is shared, so the rates are indicative; CPU per order is the figure other load moves least. ' +
+      `On ${os.cpus().length} otherwise idle CPUs the server's and PostgreSQL's CPU per order bound any client's rate near ` +
+      `${N((1e6 * os.cpus().length) / (curls[0]!.serverUsPerOrder + curls[0]!.postgresUsPerOrder))} orders/s (curl's round 1), before the client's own CPU.`,
     '',
   ].join('\n');
 }
@@ -253,14 +274,15 @@ async function main(): Promise<void> {
     // than later ones): warm both of its workers up, unmeasured, so neither contender pays for it.
     const warmUp = await runCurl(baseUrl, 60);
     log(`warm-up: ${warmUp.pages} pages with curl in ${warmUp.seconds.toFixed(1)} s (not reported)`);
-    const clients: ClientRun[] = [];
-    const curls: Array<{ orders: number; seconds: number; pages: number }> = [];
+    const clients: Array<Measured<ClientRun>> = [];
+    const curls: Array<Measured<{ orders: number; seconds: number; pages: number }>> = [];
+    const serverPid = server.pid!;
     for (let round = 1; round <= ROUNDS; round++) {
-      const c = await runClient(baseUrl);
-      log(`round ${round}: certdesk-client ${N(c.orders)} orders in ${c.seconds.toFixed(1)} s = ${N(c.orders / c.seconds)} orders/s, peak RSS ${c.peakRssMb.toFixed(0)} MB (10 %: ${c.rssAt10Mb.toFixed(0)}, 90 %: ${c.rssAt90Mb.toFixed(0)}), CPU ${c.cpuSeconds.toFixed(1)} s`);
-      const k = await runCurl(baseUrl);
+      const c = await withServerCpu(serverPid, () => runClient(baseUrl));
+      log(`round ${round}: certdesk-client ${N(c.orders)} orders in ${c.seconds.toFixed(1)} s = ${N(c.orders / c.seconds)} orders/s, peak RSS ${c.peakRssMb.toFixed(0)} MB (10 %: ${c.rssAt10Mb.toFixed(0)}, 90 %: ${c.rssAt90Mb.toFixed(0)}), CPU ${c.cpuSeconds.toFixed(1)} s; server / PostgreSQL ${c.serverUsPerOrder.toFixed(1)} / ${c.postgresUsPerOrder.toFixed(1)} µs per order`);
+      const k = await withServerCpu(serverPid, () => runCurl(baseUrl));
       if (k.orders !== ORDERS) throw new Error(`curl counted ${k.orders} orders, expected ${ORDERS}`);
-      log(`round ${round}: curl ${N(k.orders)} orders in ${k.seconds.toFixed(1)} s = ${N(k.orders / k.seconds)} orders/s (${k.pages} pages)`);
+      log(`round ${round}: curl ${N(k.orders)} orders in ${k.seconds.toFixed(1)} s = ${N(k.orders / k.seconds)} orders/s (${k.pages} pages); server / PostgreSQL ${k.serverUsPerOrder.toFixed(1)} / ${k.postgresUsPerOrder.toFixed(1)} µs per order`);
       clients.push(c);
       curls.push(k);
     }
