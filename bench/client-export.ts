@@ -192,20 +192,34 @@ async function runCurl(baseUrl: string, maxPages = Infinity): Promise<{ orders: 
   return { orders, seconds: (performance.now() - started) / 1000, pages };
 }
 
-/** CPU time (ms) so far of the server (primary and workers) and of the scratch database's PostgreSQL backends. */
-function serverSideCpuMs(serverPid: number): { server: number; postgres: number } {
-  return {
-    server: processTree(serverPid).reduce((sum, pid) => sum + cpuMsOf(pid), 0),
-    postgres: postgresBackends(DATABASE_NAME).reduce((sum, pid) => sum + cpuMsOf(pid), 0),
-  };
-}
-
-/** Runs `work` and adds the server's and PostgreSQL's CPU per order it cost (µs). */
+/**
+ * Runs `work` and adds the CPU per order (µs) it cost the server (primary and workers, read before and
+ * after) and the scratch database's PostgreSQL backends (sampled every 200 ms while it runs, since the
+ * server's pool may close idle connections and open new ones in between).
+ */
 async function withServerCpu<R extends { orders: number }>(serverPid: number, work: () => Promise<R>): Promise<R & { serverUsPerOrder: number; postgresUsPerOrder: number }> {
-  const before = serverSideCpuMs(serverPid);
-  const result = await work();
-  const after = serverSideCpuMs(serverPid);
-  return { ...result, serverUsPerOrder: (1000 * (after.server - before.server)) / result.orders, postgresUsPerOrder: (1000 * (after.postgres - before.postgres)) / result.orders };
+  const serverCpu = () => processTree(serverPid).reduce((sum, pid) => sum + cpuMsOf(pid), 0);
+  const backends = new Map<number, { first: number; last: number }>();
+  const sampleBackends = () => {
+    for (const pid of postgresBackends(DATABASE_NAME)) {
+      const cpu = cpuMsOf(pid);
+      const seen = backends.get(pid);
+      if (seen) seen.last = Math.max(seen.last, cpu);
+      else backends.set(pid, { first: cpu, last: cpu });
+    }
+  };
+  sampleBackends();
+  const sampler = setInterval(sampleBackends, 200);
+  const before = serverCpu();
+  try {
+    const result = await work();
+    const server = serverCpu() - before;
+    sampleBackends();
+    const postgres = [...backends.values()].reduce((sum, b) => sum + (b.last - b.first), 0);
+    return { ...result, serverUsPerOrder: (1000 * server) / result.orders, postgresUsPerOrder: (1000 * postgres) / result.orders };
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
 type Measured<R> = R & { serverUsPerOrder: number; postgresUsPerOrder: number };
