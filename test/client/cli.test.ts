@@ -13,6 +13,7 @@ import { databaseTargets } from '../helpers/database.js';
 import { ACME, ACME_ORDER_COUNT, USERS } from '../helpers/fixtures.js';
 import { certifyOrder } from '../helpers/certificates.js';
 import { pngBytes } from '../helpers/images.js';
+import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { startServedApi, type ServedApi } from './served-api.js';
 
 const BIN = path.resolve('clients/typescript/dist/cli/certdesk-client.js');
@@ -39,16 +40,20 @@ function run(args: string[], env: Record<string, string>, stdin = ''): Promise<R
 for (const target of databaseTargets()) {
   describe(`certdesk-client on ${target.name}`, () => {
     let served: ServedApi;
+    let receiver: Receiver;
     let configDir: string;
     let env: Record<string, string>;
     before(async () => {
       assert.ok(existsSync(BIN), `${BIN} is missing: run \`npm run build\``);
-      served = await startServedApi(target);
+      receiver = await startReceiver();
+      // Deliveries to the test's receiver on 127.0.0.1.
+      served = await startServedApi(target, { WEBHOOK_ALLOW_PRIVATE: 'true' });
       configDir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-client-config-'));
       env = { CERTDESK_BASE_URL: served.serverUrl, CERTDESK_CLIENT_ID: USERS.admin.clientId, CERTDESK_CLIENT_SECRET: USERS.admin.clientSecret, CERTDESK_CONFIG_DIR: configDir };
     });
     after(async () => {
       await served?.close();
+      await receiver?.close();
       if (configDir) rmSync(configDir, { recursive: true, force: true });
     });
 
@@ -124,6 +129,79 @@ for (const target of databaseTargets()) {
         const lines = r.stderr.trimEnd().split('\n').filter((l) => l.startsWith('certdesk-client:'));
         assert.equal(lines.length, 1, `${args.join(' ')}: one failure line, got ${JSON.stringify(r.stderr)}`);
       }
+    });
+
+    it('manages webhook endpoints: create (secret once), list, get, update, deliveries, retry, rotate-secret, delete', async () => {
+      const hookPath = `/ok?cli-${target.name}`;
+      const created = await run(['webhooks', 'create', '--url', receiver.url(hookPath), '--event', 'order.created', '--event', 'certificate.issued,certificate.revoked', '--description', 'CI hook'], env);
+      assert.equal(created.code, 0, created.stderr);
+      const endpoint = JSON.parse(created.stdout) as { id: string; secret: string; events: string[]; status: string; description: string };
+      assert.match(endpoint.secret, /^whsec_/);
+      assert.deepEqual(endpoint.events, ['order.created', 'certificate.issued', 'certificate.revoked']);
+      assert.match(created.stderr, /not shown again/);
+
+      const listed = await run(['webhooks', 'list'], env);
+      assert.equal(listed.code, 0, listed.stderr);
+      const rows = listed.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; secret?: string });
+      assert.ok(rows.some((r) => r.id === endpoint.id) && rows.every((r) => r.secret === undefined), listed.stdout);
+      const csv = await run(['webhooks', 'list', '--csv'], env);
+      assert.equal(csv.stdout.split('\r\n')[0], 'id,status,url,events,description,disabled_reason,created_at');
+      assert.ok(csv.stdout.includes(`${endpoint.id},enabled,`), csv.stdout);
+      const asJson = await run(['webhooks', 'get', endpoint.id, '--json'], env);
+      assert.equal((JSON.parse(asJson.stdout) as { description: string }).description, 'CI hook');
+
+      const disabled = await run(['webhooks', 'update', endpoint.id, '--disable', '--event', 'order.created'], env);
+      assert.equal(disabled.code, 0, disabled.stderr);
+      assert.deepEqual(JSON.parse(disabled.stdout), { ...(JSON.parse(asJson.stdout) as object), status: 'disabled', events: ['order.created'] });
+      const enabled = await run(['webhooks', 'update', endpoint.id, '--enable'], env);
+      assert.equal((JSON.parse(enabled.stdout) as { status: string }).status, 'enabled');
+
+      // A real delivery, then its log and "send again".
+      const art = path.join(configDir, 'hook.png');
+      writeFileSync(art, pngBytes(4, 4));
+      const order = JSON.parse((await run(['orders', 'create', art, '--json'], env)).stdout) as { order_id: string };
+      const mine = () => receiver.received.filter((r) => r.path === hookPath);
+      const deadline = Date.now() + 60_000;
+      while (mine().length === 0) {
+        assert.ok(Date.now() < deadline, 'order.created delivered within 60 s');
+        if ((await served.app.services.jobs.worker.runDue()) === 0) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal((JSON.parse(mine()[0]!.body) as { data: { order_id: string } }).data.order_id, order.order_id);
+      const deliveries = await run(['webhooks', 'deliveries', endpoint.id, '--all', '--ndjson'], env);
+      assert.equal(deliveries.code, 0, deliveries.stderr);
+      const [delivery] = deliveries.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; event_id: string; status: string; response_status: number });
+      assert.deepEqual([delivery!.status, delivery!.response_status, delivery!.event_id], ['succeeded', 200, mine()[0]!.headers['webhook-id']]);
+      const retried = await run(['webhooks', 'retry', endpoint.id, delivery!.id], env);
+      assert.equal(retried.code, 0, retried.stderr);
+      assert.equal(retried.stdout, '');
+      while (mine().length < 2) {
+        assert.ok(Date.now() < deadline, 'sent again within 60 s');
+        if ((await served.app.services.jobs.worker.runDue()) === 0) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(mine()[1]!.headers['webhook-id'], delivery!.event_id);
+
+      const rotated = await run(['webhooks', 'rotate-secret', endpoint.id, '--json'], env);
+      assert.equal(rotated.code, 0, rotated.stderr);
+      assert.notEqual((JSON.parse(rotated.stdout) as { secret: string }).secret, endpoint.secret);
+
+      const failures: Array<[string[], Record<string, string>, number]> = [
+        [['webhooks', 'create', '--url', receiver.url('/ok'), '--event', 'order.deleted'], env, 6],
+        [['webhooks', 'update', endpoint.id], env, 2],
+        [['webhooks', 'create', '--url', receiver.url('/ok')], env, 2],
+        [['webhooks', 'list'], { ...env, CERTDESK_CLIENT_ID: USERS.editor.clientId, CERTDESK_CLIENT_SECRET: USERS.editor.clientSecret }, 4],
+        [['webhooks', 'retry', endpoint.id, '00000000-0000-4000-8000-000000000000'], env, 5],
+      ];
+      for (const [args, e, code] of failures) {
+        const r = await run(args, e);
+        assert.equal(r.code, code, `${args.join(' ')}: exit ${r.code}, stderr ${r.stderr}`);
+        assert.equal(r.stdout, '');
+        assert.equal(r.stderr.trimEnd().split('\n').filter((l) => l.startsWith('certdesk-client:')).length, 1, r.stderr);
+      }
+
+      const deleted = await run(['webhooks', 'delete', endpoint.id], env);
+      assert.equal(deleted.code, 0, deleted.stderr);
+      assert.equal(deleted.stdout, '');
+      assert.equal((await run(['webhooks', 'get', endpoint.id], env)).code, 5);
     });
 
     it('login checks the credentials, reads the secret from stdin and stores them with mode 0600', async () => {

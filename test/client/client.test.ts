@@ -77,6 +77,33 @@ for (const target of databaseTargets()) {
       assert.ok(previews >= BULK_ORDERS, `${previews} personal previews`);
     });
 
+    it('exports through jsonPages with prefetch: the same orders as pages(), one request ahead at most', async () => {
+      const { client: c } = client();
+      const parsed: unknown[] = [];
+      for await (const page of c.orders.list({ projectId: 'All Projects', limit: 1000 }).pages()) parsed.push(...page.orders!);
+      const before = served.proxy.count('GET', '/v1/orders');
+      const texts: string[] = [];
+      let total = 0;
+      for await (const page of c.orders.list({ projectId: 'All Projects', limit: 1000, prefetch: true }).jsonPages()) {
+        total = page.order_stats.total_orders;
+        for (const item of page.items) assert.ok(!item.includes('\n'), 'one line per order');
+        texts.push(...page.items);
+      }
+      assert.equal(total, BULK_ORDERS + ACME_ORDER_COUNT);
+      assert.deepEqual(texts.map((t) => JSON.parse(t) as unknown), parsed, 'each text parses to the order pages() gives');
+      assert.equal(served.proxy.count('GET', '/v1/orders') - before, Math.ceil(parsed.length / 1000), 'no page fetched twice or past the end');
+
+      // A loop that stops after the first page: the request ahead is cancelled or answered, never more.
+      const atStop = served.proxy.count('GET', '/v1/orders');
+      for await (const page of c.orders.list({ projectId: 'Personal Certificates', preview: true, limit: 100, prefetch: true }).jsonPages()) {
+        assert.equal(page.items.length, 100);
+        const preview = JSON.parse(page.items[0]!) as Record<string, unknown>;
+        assert.ok('project_name' in preview && !('asset_name' in preview), 'previews');
+        break;
+      }
+      assert.ok(served.proxy.count('GET', '/v1/orders') - atStop <= 2, 'the first page and at most one ahead');
+    });
+
     it('fetches one token for many concurrent calls, and a new one when it expires mid-iteration', async () => {
       let now = Date.parse('2026-01-01T00:00:00Z');
       const { client: c } = client('admin', { now: () => now });

@@ -114,9 +114,14 @@ export interface ServedApi {
   close(): Promise<void>;
 }
 
-/** Starts the app on a free port with the standard fixture; `env` adds settings. */
-export async function startServedApi(target: DatabaseTarget, env: Record<string, string> = {}): Promise<ServedApi> {
-  const database = await target.open();
+/**
+ * Starts the app on a free port with the standard fixture; `env` adds settings. Given a target it opens
+ * (and on close closes) a database of its own; given an open database (describeOnEachDatabase's) it
+ * leaves closing it to its opener.
+ */
+export async function startServedApi(source: DatabaseTarget | DatabaseHandle, env: Record<string, string> = {}): Promise<ServedApi> {
+  const ownsDatabase = 'open' in source;
+  const database = ownsDatabase ? await source.open() : source;
   const { dir, storage, remove } = temporaryObjectStorage();
   await loadStandardFixture(database, storage);
   const port = await freePort();
@@ -141,7 +146,7 @@ export async function startServedApi(target: DatabaseTarget, env: Record<string,
     close: async () => {
       await proxy.close();
       await app.close();
-      await database.close();
+      if (ownsDatabase) await database.close();
       remove();
     },
   };

@@ -10,6 +10,7 @@ import { OrderList, type ListOrdersParams } from './orders-list.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { TokenCache } from './token.js';
 import { defaultSleep, Transport, type TransportOptions } from './transport.js';
+import { WebhookEndpointsResource } from './webhook-endpoints.js';
 import type { Certificate, Order, OrderHistory, OrderPreview, OrdersPage, OrganizationMembers, Project, PublicCertificate, UploadTicket } from './types.js';
 
 export interface CertdeskOptions {
@@ -71,6 +72,7 @@ export class Certdesk {
   readonly projects: ProjectsResource;
   readonly organizations: OrganizationsResource;
   readonly certificates: CertificatesResource;
+  readonly webhookEndpoints: WebhookEndpointsResource;
   /** @internal */
   readonly transport: Transport;
   private readonly tokenCache: TokenCache;
@@ -114,6 +116,7 @@ export class Certdesk {
     this.projects = new ProjectsResource(this.transport);
     this.organizations = new OrganizationsResource(this.transport);
     this.certificates = new CertificatesResource(this.transport);
+    this.webhookEndpoints = new WebhookEndpointsResource(this.transport);
   }
 
   /** The current access token (fetched or refreshed when needed). */
@@ -133,17 +136,21 @@ class OrdersResource {
     if (!params?.projectId) throw new TypeError('orders.list: projectId is required (`All Projects`, `Personal Certificates` or a project id)');
     const preview = params.preview ?? false;
     return new OrderList(
-      async (pageToken) =>
-        (
-          await this.transport.request<OrdersPage>({
+      (async (pageToken: string | null, ahead: AbortSignal | undefined, raw: boolean) => {
+        const signal = params.signal && ahead ? AbortSignal.any([params.signal, ahead]) : (params.signal ?? ahead);
+        return (
+          await this.transport.request<OrdersPage | string>({
             method: 'GET',
             path: '/v1/orders',
             query: { project_id: params.projectId, preview: params.preview, limit: params.limit, page_token: pageToken },
-            ...(params.signal ? { signal: params.signal } : {}),
+            raw,
+            ...(signal ? { signal } : {}),
           })
-        ).body,
+        ).body;
+      }) as ConstructorParameters<typeof OrderList>[0],
       preview,
       params.pageToken ?? null,
+      params.prefetch ?? false,
     );
   }
 

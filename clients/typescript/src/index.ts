@@ -3,7 +3,8 @@
  * here may import a Node module, the command-line client lives in src/cli/).
  */
 export { Certdesk, type CertdeskOptions, type CreateOrderParams } from './client.js';
-export { OrderList, type ListOrdersParams } from './orders-list.js';
+export { OrderList, type ListOrdersParams, type OrdersJsonPage } from './orders-list.js';
+export { DeliveryList, type CreateWebhookEndpointParams, type UpdateWebhookEndpointParams, type ListDeliveriesParams } from './webhook-endpoints.js';
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type VerifyWebhookOptions } from './webhook.js';
 export { verifyCertificate, CERTIFICATE_TYPE, type CertificateClaims, type VerifyCertificateOptions } from './certificate.js';
 export {

@@ -28,6 +28,8 @@ export interface Request {
   idempotencyKey?: string;
   /** Retry a 409 too: for writes whose only 409 is "the same Idempotency-Key is still running". */
   retryConflict?: boolean;
+  /** The body of a success as text, not parsed (error bodies are parsed as always). */
+  raw?: boolean;
   signal?: AbortSignal;
 }
 
@@ -148,7 +150,7 @@ export class Transport {
     try {
       const res = await this.options.fetch(url, { method: req.method, headers, body: body ?? null, signal });
       // Read inside the timeout: a server that stops half-way through a body is a lost connection too.
-      return { res, body: await readBody(res) };
+      return { res, body: req.raw && res.ok ? await res.text() : await readBody(res) };
     } catch (error) {
       if (timeout.signal.aborted && !req.signal?.aborted) throw timeout.signal.reason;
       throw error;

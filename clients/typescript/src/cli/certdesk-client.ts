@@ -10,10 +10,10 @@ import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { Certdesk } from '../client.js';
 import { verifyCertificate } from '../certificate.js';
-import type { Order, OrderPreview } from '../types.js';
+import type { Order, OrderPreview, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../types.js';
 import { loadCredentials, saveCredentials } from './config.js';
 import { CliFailure, EXIT, exitCodeOf, failureLine } from './exit-codes.js';
-import { chooseFormat, printObject, RowWriter, type Column, type Format } from './output.js';
+import { chooseFormat, JsonTextWriter, printObject, RowWriter, type Column, type Format } from './output.js';
 import { readSecret } from './secret.js';
 
 const FINAL_STATES = new Set(['Human Certified', 'Reviewed', 'Failed', 'Unsupported File']);
@@ -40,6 +40,11 @@ function progress(message: string): void {
   if (!stderrTty) return;
   process.stderr.write(`\r\x1b[2K${message}`);
   progressShown = true;
+}
+/** A one-line note on stderr (like `login`'s): what a command did when it prints no data. */
+function progressLine(message: string): void {
+  endProgress();
+  process.stderr.write(`${message}\n`);
 }
 function endProgress(): void {
   if (progressShown) process.stderr.write('\n');
@@ -68,6 +73,30 @@ const ORDER_COLUMNS: Column<Order | OrderPreview>[] = [
   { header: 'asset_name', value: (o) => ('asset_name' in o ? o.asset_name : undefined) },
   { header: 'email', value: (o) => ('email' in o ? o.email : undefined) },
   { header: 'tags', value: (o) => o.tags },
+];
+
+const WEBHOOK_EVENTS: WebhookEventType[] = ['order.created', 'order.state_changed', 'certificate.issued', 'certificate.revoked'];
+
+const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = [
+  { header: 'id', value: (e) => e.id },
+  { header: 'status', value: (e) => e.status },
+  { header: 'url', value: (e) => e.url },
+  { header: 'events', value: (e) => e.events },
+  { header: 'description', value: (e) => e.description },
+  { header: 'disabled_reason', value: (e) => e.disabled_reason },
+  { header: 'created_at', value: (e) => e.created_at },
+];
+
+const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
+  { header: 'id', value: (d) => d.id },
+  { header: 'event_id', value: (d) => d.event_id },
+  { header: 'event_type', value: (d) => d.event_type },
+  { header: 'status', value: (d) => d.status },
+  { header: 'attempts', value: (d) => d.attempts },
+  { header: 'last_attempt_at', value: (d) => d.last_attempt_at },
+  { header: 'next_attempt_at', value: (d) => d.next_attempt_at },
+  { header: 'response_status', value: (d) => d.response_status },
+  { header: 'latency_ms', value: (d) => d.latency_ms },
 ];
 
 async function sha256OfFile(file: string): Promise<string> {
@@ -124,20 +153,28 @@ export function program(): Command {
     const client = clientFromEnvironment();
     const format = formatOf(opts, 'ndjson');
     const writer = new RowWriter<Order | OrderPreview>(process.stdout, format, ORDER_COLUMNS, process.stdout.columns ?? 120);
-    const list = client.orders.list({ projectId: opts.project, ...(opts.preview ? { preview: true } : {}), ...(opts.limit ? { limit: opts.limit } : {}) });
+    const rawWriter = new JsonTextWriter(process.stdout, format === 'json' ? 'json' : 'ndjson');
+    // --all is an export: the next page is fetched while this one is written.
+    const list = client.orders.list({ projectId: opts.project, ...(opts.preview ? { preview: true } : {}), ...(opts.limit ? { limit: opts.limit } : {}), prefetch: Boolean(opts.all) });
     let count = 0;
     let pages = 0;
-    for await (const page of list.pages()) {
+    // NDJSON and JSON write each order as the server sent it (no parse, no serialization per order).
+    const raw = format === 'ndjson' || format === 'json';
+    for await (const page of raw ? list.jsonPages() : list.pages()) {
       pages++;
-      for (const order of (opts.preview ? page.order_previews : page.orders) ?? []) {
-        await writer.row(order);
-        count++;
+      if ('items' in page) {
+        await rawWriter.rows(page.items);
+        count += page.items.length;
+      } else {
+        const items = (opts.preview ? page.order_previews : page.orders) ?? [];
+        await writer.rows(items);
+        count += items.length;
       }
       if (opts.all) progress(`${count} of ${page.order_stats.total_orders} orders (${pages} pages)`);
       if (!opts.all) break;
     }
     endProgress();
-    await writer.end();
+    await (raw ? rawWriter : writer).end();
   });
 
   withFormats(orders.command('get').argument('<id>', 'order id').description('one order'), false).action(async (id: string, opts: FormatFlags) => {
@@ -231,6 +268,101 @@ export function program(): Command {
   withFormats(cli.command('members').argument('<org_id>', 'organization id').description('members of an organization'), false).action(async (orgId: string, opts: FormatFlags) => {
     await printObject(process.stdout, formatOf(opts, 'json'), await clientFromEnvironment().organizations.members(orgId));
   });
+
+  const webhooks = cli.command('webhooks').description("the organization's webhook endpoints and their deliveries (organization administrators)");
+  const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+
+  withFormats(webhooks.command('list').description('the endpoints, oldest first (secrets are never listed)')).action(async (opts: FormatFlags) => {
+    const endpoints = await clientFromEnvironment().webhookEndpoints.list();
+    const writer = new RowWriter(process.stdout, formatOf(opts, 'ndjson'), ENDPOINT_COLUMNS, process.stdout.columns ?? 120);
+    for (const endpoint of endpoints) await writer.row(endpoint);
+    await writer.end();
+  });
+
+  withFormats(webhooks.command('get').argument('<id>', 'endpoint id').description('one endpoint'), false).action(async (id: string, opts: FormatFlags) => {
+    await printObject(process.stdout, formatOf(opts, 'json'), await clientFromEnvironment().webhookEndpoints.get(id));
+  });
+
+  withFormats(
+    webhooks
+      .command('create')
+      .description('add an endpoint; prints it with its signing secret, shown only this once')
+      .requiredOption('--url <url>', 'https URL of the receiver')
+      .requiredOption('--event <event>', `event to send (repeat, or comma-separated): ${WEBHOOK_EVENTS.join(', ')}`, collect)
+      .option('--description <text>', 'free text for administrators'),
+    false,
+  ).action(async (opts: FormatFlags & { url: string; event: string[]; description?: string }) => {
+    const created = await clientFromEnvironment().webhookEndpoints.create({
+      url: opts.url,
+      events: opts.event as WebhookEventType[],
+      ...(opts.description !== undefined ? { description: opts.description } : {}),
+    });
+    await printObject(process.stdout, formatOf(opts, 'json'), created);
+    progressLine('keep the secret: it is not shown again (rotate-secret makes a new one)');
+  });
+
+  withFormats(
+    webhooks
+      .command('update')
+      .argument('<id>', 'endpoint id')
+      .description('change an endpoint: URL, events, description, enabled or disabled')
+      .option('--url <url>', 'new https URL')
+      .option('--event <event>', 'the events to send from now on (repeat, or comma-separated)', collect)
+      .option('--description <text>', 'new description (empty: none)')
+      .addOption(new Option('--enable', 'send events again (clears the reason the service disabled it for)').conflicts('disable'))
+      .addOption(new Option('--disable', 'stop sending events').conflicts('enable')),
+    false,
+  ).action(async (id: string, opts: FormatFlags & { url?: string; event?: string[]; description?: string; enable?: boolean; disable?: boolean }) => {
+    const changes = {
+      ...(opts.url !== undefined ? { url: opts.url } : {}),
+      ...(opts.event !== undefined ? { events: opts.event as WebhookEventType[] } : {}),
+      ...(opts.description !== undefined ? { description: opts.description === '' ? null : opts.description } : {}),
+      ...(opts.enable ? { status: 'enabled' as const } : opts.disable ? { status: 'disabled' as const } : {}),
+    };
+    if (Object.keys(changes).length === 0) throw new CliFailure('nothing to change: give --url, --event, --description, --enable or --disable', EXIT.usage);
+    await printObject(process.stdout, formatOf(opts, 'json'), await clientFromEnvironment().webhookEndpoints.update(id, changes));
+  });
+
+  webhooks
+    .command('delete')
+    .argument('<id>', 'endpoint id')
+    .description('delete an endpoint and its delivery log')
+    .action(async (id: string) => {
+      await clientFromEnvironment().webhookEndpoints.delete(id);
+      progressLine(`deleted ${id}`);
+    });
+
+  withFormats(webhooks.command('rotate-secret').argument('<id>', 'endpoint id').description('a new signing secret (the old one keeps signing beside it for 24 hours)'), false).action(
+    async (id: string, opts: FormatFlags) => {
+      await printObject(process.stdout, formatOf(opts, 'json'), await clientFromEnvironment().webhookEndpoints.rotateSecret(id));
+    },
+  );
+
+  withFormats(
+    webhooks
+      .command('deliveries')
+      .argument('<id>', 'endpoint id')
+      .description('the delivery log of an endpoint, newest first (first page; --all: every page)')
+      .option('--all', 'every page')
+      .option('--limit <n>', 'deliveries per page (1..100)', (v) => Number.parseInt(v, 10)),
+  ).action(async (id: string, opts: FormatFlags & { all?: boolean; limit?: number }) => {
+    const writer = new RowWriter(process.stdout, formatOf(opts, 'ndjson'), DELIVERY_COLUMNS, process.stdout.columns ?? 120);
+    for await (const page of clientFromEnvironment().webhookEndpoints.deliveries(id, opts.limit ? { limit: opts.limit } : {}).pages()) {
+      for (const delivery of page.deliveries) await writer.row(delivery);
+      if (!opts.all) break;
+    }
+    await writer.end();
+  });
+
+  webhooks
+    .command('retry')
+    .argument('<id>', 'endpoint id')
+    .argument('<delivery_id>', 'delivery id (from `webhooks deliveries`)')
+    .description('send a delivery again (same webhook-id), queued in the background')
+    .action(async (id: string, deliveryId: string) => {
+      await clientFromEnvironment().webhookEndpoints.retryDelivery(id, deliveryId);
+      progressLine(`queued ${deliveryId} again`);
+    });
 
   return cli;
 }

@@ -58,10 +58,62 @@ export class RowWriter<T> {
     this.count++;
   }
 
+  /**
+   * Many rows as one write (a page of an export): one string and one wait for the reader instead of one
+   * per row. Tables still collect their rows for `end()`.
+   */
+  async rows(items: readonly T[]): Promise<void> {
+    if (items.length === 0) return;
+    let chunk: string;
+    switch (this.format) {
+      case 'ndjson': {
+        const lines = new Array<string>(items.length);
+        for (let i = 0; i < items.length; i++) lines[i] = JSON.stringify(items[i]);
+        chunk = `${lines.join('\n')}\n`;
+        break;
+      }
+      case 'json': {
+        const parts = new Array<string>(items.length);
+        for (let i = 0; i < items.length; i++) parts[i] = JSON.stringify(items[i]);
+        chunk = `${this.count === 0 ? '[\n' : ',\n'}${parts.join(',\n')}`;
+        break;
+      }
+      case 'csv': {
+        const header = this.count === 0 ? `${this.columns.map((c) => csvField(c.header)).join(',')}\r\n` : '';
+        chunk = header + items.map((item) => `${this.columns.map((c) => csvField(c.value(item))).join(',')}\r\n`).join('');
+        break;
+      }
+      case 'table':
+        for (const item of items) this.tableRows.push(this.columns.map((c) => text(c.value(item))));
+        this.count += items.length;
+        return;
+    }
+    this.count += items.length;
+    await write(this.out, chunk);
+  }
+
   async end(): Promise<void> {
     if (this.format === 'json') await write(this.out, this.count === 0 ? '[]\n' : '\n]\n');
     if (this.format === 'csv' && this.count === 0) await write(this.out, `${this.columns.map((c) => csvField(c.header)).join(',')}\r\n`);
     if (this.format === 'table') await write(this.out, table(this.columns.map((c) => c.header), this.tableRows, this.width));
+  }
+}
+
+/** Writes items that are JSON texts already (one line each) as NDJSON or as a JSON array, a batch per write. */
+export class JsonTextWriter {
+  private count = 0;
+
+  constructor(private readonly out: Writable, private readonly format: 'json' | 'ndjson') {}
+
+  async rows(items: readonly string[]): Promise<void> {
+    if (items.length === 0) return;
+    const chunk = this.format === 'ndjson' ? `${items.join('\n')}\n` : `${this.count === 0 ? '[\n' : ',\n'}${items.join(',\n')}`;
+    this.count += items.length;
+    await write(this.out, chunk);
+  }
+
+  async end(): Promise<void> {
+    if (this.format === 'json') await write(this.out, this.count === 0 ? '[]\n' : '\n]\n');
   }
 }
 
