@@ -85,7 +85,14 @@ export const CreateWebhookEndpointRequest = Type.Object(
 );
 
 export const UpdateWebhookEndpointRequest = Type.Object(
-  { url: Type.Optional(url), events: Type.Optional(events), description: Type.Optional(Nullable(description)), status: Type.Optional(status) },
+  {
+    url: Type.Optional(url),
+    events: Type.Optional(events),
+    // null first: bodies are validated with scalar coercion, which would turn a null into '' against a
+    // string branch tried first; `null` (and '') clear the description.
+    description: Type.Optional(Type.Union([Type.Null(), description])),
+    status: Type.Optional(status),
+  },
   { title: 'UpdateWebhookEndpointRequest', additionalProperties: false },
 );
 
