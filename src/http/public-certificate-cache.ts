@@ -1,0 +1,194 @@
+/**
+ * The public certificate answers (`GET /v1/certificates/{id}` and `/verify/{id}/badge.svg`), rendered once
+ * and kept in memory: the hottest public path (badges are embedded on customers' pages), and one row that
+ * changes at most once in its life (a revocation).
+ *
+ * How stale an answer may be (docs/certificates.md, "Caching"):
+ * - Every change to a certificate row is announced by PostgreSQL (`certdesk_certificate_changed`, the
+ *   trigger of migration 0011) whoever made it: any instance, the CLI, plain SQL. Each process LISTENs
+ *   (src/storage/change-listener.ts) and drops the certificate at once: a revocation reaches every
+ *   instance within the notification's delivery, milliseconds.
+ * - Memory is used only while that listener is healthy (a heartbeat answered within the last second).
+ *   When it is not, every request reads the database; when its connection breaks, the cache is emptied
+ *   (notifications may have been missed) before it is used again. Stale answers therefore cannot outlive
+ *   a broken listener by more than its liveness bound (1 s).
+ * - An answer is never served more than `ttlMs` after it was read, whatever happened (the safety net for
+ *   what no notification covers, e.g. a restore of the table with triggers disabled).
+ * - A read that started before an invalidation is not stored (the invalidation epoch moved): its row may
+ *   predate the change whose notification just arrived.
+ * - Unknown ids are not cached: they cost one primary-key read each, and caching them would let anyone
+ *   evict real certificates by asking for random ids (and would need inserts announced too).
+ * - Bounded by bytes (the rendered JSON and SVG), least recently used first out.
+ * With no listener (PGlite, or a size of 0) nothing is kept: every request reads the row.
+ */
+import { LRUCache } from 'lru-cache';
+import { systemClock, type Clock } from '../clock.js';
+import { certificateStatus, findPublicCertificate, isCertificateId, toPublicCertificateObject, type CertificateRow } from '../domain/certificates/index.js';
+import { ChangeListener } from '../storage/change-listener.js';
+import type { DatabaseHandle } from '../storage/database.js';
+import { renderBadge } from '../web/certificate-badge.js';
+
+/** The channel of migration 0011's trigger: the payload is the changed certificate's id. */
+export const CERTIFICATE_CHANGES_CHANNEL = 'certdesk_certificate_changed';
+
+/** Everything a public answer needs, rendered. */
+export interface PublicCertificateAnswer {
+  status: 'valid' | 'revoked';
+  /** The body of `GET /v1/certificates/{id}` (JSON). */
+  json: string;
+  /** Its entity tag: changes when (and only when) the certificate is revoked. */
+  etag: string;
+  /** The badge (SVG) and its entity tag. */
+  badge: string;
+  badgeEtag: string;
+}
+
+/** What tells the cache whether its memory may be used now (the LISTEN connection's health). */
+export interface ChangeFeedHealth {
+  isHealthy(now: number): boolean;
+}
+
+export interface PublicCertificateCacheOptions {
+  /** One certificate by (well-formed) id, from the database. */
+  load: (certificateId: string) => Promise<CertificateRow | undefined | null>;
+  clock: Clock;
+  /** Longest time an answer is served after it was read. */
+  ttlMs: number;
+  /** Bound of the rendered answers kept (bytes); 0 keeps nothing. */
+  maxBytes: number;
+  /** null: nothing is kept (no change feed, e.g. PGlite). */
+  feed: ChangeFeedHealth | null;
+}
+
+/** The entity tag of a certificate's public representation: it changes only when it is revoked (once). */
+export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at'>): string {
+  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}"` : `"${row.certificate_id}-valid"`;
+}
+
+export function renderPublicCertificate(row: CertificateRow): PublicCertificateAnswer {
+  const etag = certificateEtag(row);
+  const status = certificateStatus(row);
+  return {
+    status,
+    json: JSON.stringify(toPublicCertificateObject(row)),
+    etag,
+    badge: renderBadge({ status, verifyUrl: row.verify_url, assetName: row.asset_name }),
+    badgeEtag: etag.replace(/"$/, '-badge"'),
+  };
+}
+
+interface Entry {
+  answer: PublicCertificateAnswer;
+  loadedAt: number;
+}
+
+/** Fixed cost of an entry besides its strings (key, object headers, list links), for the byte bound. */
+const ENTRY_OVERHEAD_BYTES = 200;
+
+export class PublicCertificateCache {
+  readonly #options: PublicCertificateCacheOptions;
+  readonly #entries: LRUCache<string, Entry> | null;
+  /** Moves on every invalidation: a read that saw it move does not store its (maybe older) row. */
+  #epoch = 0;
+
+  constructor(options: PublicCertificateCacheOptions) {
+    this.#options = options;
+    this.#entries =
+      options.feed && options.maxBytes > 0
+        ? new LRUCache<string, Entry>({
+            maxSize: options.maxBytes,
+            sizeCalculation: ({ answer }) => answer.json.length + answer.badge.length + answer.etag.length * 2 + ENTRY_OVERHEAD_BYTES,
+          })
+        : null;
+  }
+
+  /** The rendered answers of a certificate, or null when the id is unknown or malformed (never cached). */
+  async get(certificateId: string): Promise<PublicCertificateAnswer | null> {
+    if (!isCertificateId(certificateId)) return null;
+    const key = certificateId.toLowerCase();
+    const now = this.#options.clock();
+    const usable = this.#usable(now);
+    if (usable) {
+      const entry = this.#entries!.get(key);
+      if (entry && now - entry.loadedAt <= this.#options.ttlMs) return entry.answer;
+    }
+    const epoch = this.#epoch;
+    const row = await this.#options.load(key);
+    if (!row) return null;
+    const answer = renderPublicCertificate(row);
+    if (usable && epoch === this.#epoch && this.#usable(this.#options.clock())) this.#entries!.set(key, { answer, loadedAt: now });
+    return answer;
+  }
+
+  /** A certificate changed (a notification): its answers are read again on the next request. */
+  invalidate(certificateId: string): void {
+    this.#epoch++;
+    this.#entries?.delete(certificateId.toLowerCase());
+  }
+
+  /** Anything may have changed (the change feed was interrupted). */
+  clear(): void {
+    this.#epoch++;
+    this.#entries?.clear();
+  }
+
+  /** Answers kept now (tests, metrics). */
+  get size(): number {
+    return this.#entries?.size ?? 0;
+  }
+
+  #usable(now: number): boolean {
+    if (!this.#entries || !this.#options.feed) return false;
+    // Not cleared when unhealthy: a late heartbeat on a live connection missed nothing (notifications
+    // still arrive, in order, and invalidate); a broken connection clears everything through the
+    // listener's reset before it is trusted again.
+    return this.#options.feed.isHealthy(now);
+  }
+}
+
+export interface OpenPublicCertificateCacheInput {
+  database: Pick<DatabaseHandle, 'db' | 'kind'>;
+  /** The PostgreSQL server the change listener connects to (null on PGlite). */
+  databaseUrl: string | null;
+  maxBytes: number;
+  ttlMs: number;
+  clock?: Clock;
+  onListenerError?: (err: Error) => void;
+}
+
+/** The composition root's cache: a change listener on PostgreSQL (started on first use), none on PGlite. */
+export function openPublicCertificateCache(input: OpenPublicCertificateCacheInput): { cache: PublicCertificateCache; close: () => Promise<void> } {
+  const clock = input.clock ?? systemClock;
+  const db = input.database.db;
+  const load = (id: string) => findPublicCertificate(db, id);
+  if (input.database.kind !== 'postgres' || !input.databaseUrl || input.maxBytes <= 0) {
+    return { cache: new PublicCertificateCache({ load, clock, ttlMs: input.ttlMs, maxBytes: 0, feed: null }), close: async () => undefined };
+  }
+  let listener: ChangeListener | null = null;
+  let closed = false;
+  const feed: ChangeFeedHealth = {
+    isHealthy(now) {
+      // Started by the first public lookup, so CLI commands that build the services never open it.
+      if (!listener && !closed) {
+        listener = new ChangeListener({
+          connectionString: input.databaseUrl!,
+          channel: CERTIFICATE_CHANGES_CHANNEL,
+          clock,
+          onChange: (id) => cache.invalidate(id),
+          onReset: () => cache.clear(),
+          onError: input.onListenerError,
+        });
+        listener.start();
+      }
+      return listener?.isHealthy(now) ?? false;
+    },
+  };
+  const cache: PublicCertificateCache = new PublicCertificateCache({ load, clock, ttlMs: input.ttlMs, maxBytes: input.maxBytes, feed });
+  return {
+    cache,
+    close: async () => {
+      closed = true;
+      await (listener as ChangeListener | null)?.close();
+    },
+  };
+}
