@@ -179,7 +179,6 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   };
   const publicCertificates = openPublicCertificateCache({
     database,
-    databaseUrl: config.databaseUrl,
     maxBytes: config.publicCertificateCacheMb * 1024 * 1024,
     ttlMs: config.publicCertificateCacheTtlSeconds * 1000,
     clock: input.publicCertificateClock,

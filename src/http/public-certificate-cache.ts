@@ -147,9 +147,8 @@ export class PublicCertificateCache {
 }
 
 export interface OpenPublicCertificateCacheInput {
-  database: Pick<DatabaseHandle, 'db' | 'kind'>;
-  /** The PostgreSQL server the change listener connects to (null on PGlite). */
-  databaseUrl: string | null;
+  /** On PostgreSQL, the change listener connects where the handle's pool does. */
+  database: Pick<DatabaseHandle, 'db' | 'kind' | 'pgPool'>;
   maxBytes: number;
   ttlMs: number;
   clock?: Clock;
@@ -161,7 +160,8 @@ export function openPublicCertificateCache(input: OpenPublicCertificateCacheInpu
   const clock = input.clock ?? systemClock;
   const db = input.database.db;
   const load = (id: string) => findPublicCertificate(db, id);
-  if (input.database.kind !== 'postgres' || !input.databaseUrl || input.maxBytes <= 0) {
+  const connectionString = input.database.pgPool?.options.connectionString;
+  if (input.database.kind !== 'postgres' || !connectionString || input.maxBytes <= 0) {
     return { cache: new PublicCertificateCache({ load, clock, ttlMs: input.ttlMs, maxBytes: 0, feed: null }), close: async () => undefined };
   }
   let listener: ChangeListener | null = null;
@@ -171,7 +171,7 @@ export function openPublicCertificateCache(input: OpenPublicCertificateCacheInpu
       // Started by the first public lookup, so CLI commands that build the services never open it.
       if (!listener && !closed) {
         listener = new ChangeListener({
-          connectionString: input.databaseUrl!,
+          connectionString,
           channel: CERTIFICATE_CHANGES_CHANNEL,
           clock,
           onChange: (id) => cache.invalidate(id),
