@@ -35,11 +35,12 @@ function row(id: string, revokedAt: Date | null = null): CertificateRow {
 function setup(options: { maxBytes?: number; healthy?: boolean } = {}) {
   const clock = new ManualClock();
   const rows = new Map<string, CertificateRow>([[ID, row(ID)], [OTHER, row(OTHER)]]);
-  const state = { reads: 0, healthy: options.healthy ?? true };
+  const state = { reads: 0, statements: [] as string[][], healthy: options.healthy ?? true };
   const cache = new PublicCertificateCache({
-    load: async (id) => {
-      state.reads++;
-      return rows.get(id);
+    loadMany: async (ids) => {
+      state.reads += ids.length;
+      state.statements.push(ids);
+      return new Map(ids.flatMap((id) => (rows.has(id) ? [[id, rows.get(id)!] as const] : [])));
     },
     clock: clock.now,
     ttlMs: TTL,
@@ -90,12 +91,13 @@ describe('public certificate cache', () => {
 
   it('a read that an invalidation overtook is not kept (its row may predate the change)', async () => {
     const clock = new ManualClock();
-    let release!: (r: CertificateRow) => void;
+    let release: ((r: CertificateRow) => void) | undefined;
     let reads = 0;
     const cache = new PublicCertificateCache({
-      load: (id) => {
+      loadMany: ([id]) => {
         reads++;
-        return reads === 1 ? new Promise<CertificateRow>((resolve) => (release = resolve)) : Promise.resolve(row(id, new Date()));
+        const read = reads === 1 ? new Promise<CertificateRow>((resolve) => (release = resolve)) : Promise.resolve(row(id!, new Date()));
+        return read.then((r) => new Map([[id!, r]]));
       },
       clock: clock.now,
       ttlMs: TTL,
@@ -103,8 +105,9 @@ describe('public certificate cache', () => {
       feed: { isHealthy: () => true },
     });
     const pending = cache.get(ID);
+    while (!release) await new Promise((resolve) => setImmediate(resolve)); // the read has been sent
     cache.invalidate(ID); // the notification arrives while the (older) read is in flight
-    release(row(ID));
+    release!(row(ID));
     assert.equal((await pending)?.status, 'valid', 'the request itself gets what it read');
     assert.equal(cache.size, 0, 'but it is not kept');
     assert.equal((await cache.get(ID))?.status, 'revoked');
@@ -155,9 +158,9 @@ describe('public certificate cache', () => {
     for (const options of [{ feed: null, maxBytes: 1024 * 1024 }, { feed: { isHealthy: () => true }, maxBytes: 0 }]) {
       let reads = 0;
       const cache = new PublicCertificateCache({
-        load: async (id) => {
-          reads++;
-          return row(id);
+        loadMany: async (ids) => {
+          reads += ids.length;
+          return new Map(ids.map((id) => [id, row(id)]));
         },
         clock: new ManualClock().now,
         ttlMs: TTL,
@@ -167,6 +170,34 @@ describe('public certificate cache', () => {
       await cache.get(ID);
       assert.equal(reads, 2);
     }
+  });
+
+  it('concurrent reads share one statement; each request still gets its own answer', async () => {
+    const { state, cache } = setup({ healthy: false });
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const answers = await Promise.all([cache.get(ID), cache.get(OTHER), cache.get(ID.toUpperCase()), cache.get(unknown)]);
+    assert.deepEqual(state.statements, [[ID, OTHER, unknown]], 'one read, each id once');
+    assert.deepEqual(answers.map((a) => a?.status ?? null), ['valid', 'valid', 'valid', null]);
+    assert.match(answers[1]!.json, new RegExp(OTHER));
+    await cache.get(ID);
+    assert.equal(state.statements.length, 2, 'a later request: a read of its own');
+  });
+
+  it('a failed read fails every request that shared it, and the next one reads again', async () => {
+    let calls = 0;
+    const cache = new PublicCertificateCache({
+      loadMany: async (ids) => {
+        if (++calls === 1) throw new Error('database unavailable');
+        return new Map(ids.map((id) => [id, row(id)]));
+      },
+      clock: new ManualClock().now,
+      ttlMs: TTL,
+      maxBytes: 1024 * 1024,
+      feed: { isHealthy: () => true },
+    });
+    const results = await Promise.allSettled([cache.get(ID), cache.get(OTHER)]);
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+    assert.equal((await cache.get(ID))?.status, 'valid');
   });
 
   it('renders exactly what the API and the badge answer', () => {

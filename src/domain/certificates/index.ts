@@ -16,6 +16,7 @@ export {
   CertificateNotIssuableError,
   findOrderCertificate,
   findPublicCertificate,
+  findPublicCertificates,
   InvalidRevocationReasonError,
   isCertificateId,
   issueCertificate,
