@@ -65,20 +65,55 @@ export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 're
   return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}"` : `"${row.certificate_id}-valid"`;
 }
 
-export function renderPublicCertificate(row: CertificateRow): PublicCertificateAnswer {
-  const etag = certificateEtag(row);
-  const status = certificateStatus(row);
-  return {
-    status,
-    json: JSON.stringify(toPublicCertificateObject(row)),
-    etag,
-    badge: renderBadge({ status, verifyUrl: row.verify_url, assetName: row.asset_name }),
-    badgeEtag: etag.replace(/"$/, '-badge"'),
-  };
+/**
+ * A certificate's public answers, each rendered on first use and then kept (a badge is rarely asked for
+ * by those who read the API, and the other way round). The row is let go once the JSON exists.
+ */
+export class RenderedCertificate implements PublicCertificateAnswer {
+  readonly status: 'valid' | 'revoked';
+  readonly etag: string;
+  readonly badgeEtag: string;
+  /** What both representations take once rendered, estimated from the row (the cache's byte bound). */
+  readonly bytes: number;
+  #row: CertificateRow | null;
+  readonly #verifyUrl: string;
+  readonly #assetName: string;
+  #json: string | null = null;
+  #badge: string | null = null;
+
+  constructor(row: CertificateRow) {
+    this.#row = row;
+    this.status = certificateStatus(row);
+    this.etag = certificateEtag(row);
+    this.badgeEtag = this.etag.replace(/"$/, '-badge"');
+    this.#verifyUrl = row.verify_url;
+    this.#assetName = row.asset_name;
+    // JSON: the row's text (escaping at most doubles the variable part) and ~300 bytes of names and
+    // fixed fields; the badge: ~700 bytes of markup, the name twice and the URL once (escaped).
+    const variable = row.jws.length + row.asset_name.length + row.verify_url.length + (row.revocation_reason?.length ?? 0);
+    this.bytes = 2 * variable + 3 * (row.asset_name.length + row.verify_url.length) + 1400 + 2 * this.etag.length;
+  }
+
+  get json(): string {
+    if (this.#json === null) {
+      this.#json = JSON.stringify(toPublicCertificateObject(this.#row!));
+      this.#row = null;
+    }
+    return this.#json;
+  }
+
+  get badge(): string {
+    this.#badge ??= renderBadge({ status: this.status, verifyUrl: this.#verifyUrl, assetName: this.#assetName });
+    return this.#badge;
+  }
+}
+
+export function renderPublicCertificate(row: CertificateRow): RenderedCertificate {
+  return new RenderedCertificate(row);
 }
 
 interface Entry {
-  answer: PublicCertificateAnswer;
+  answer: RenderedCertificate;
   loadedAt: number;
 }
 
@@ -106,7 +141,7 @@ export class PublicCertificateCache {
       options.feed && options.maxBytes > 0
         ? new LRUCache<string, Entry>({
             maxSize: options.maxBytes,
-            sizeCalculation: ({ answer }) => answer.json.length + answer.badge.length + answer.etag.length * 2 + ENTRY_OVERHEAD_BYTES,
+            sizeCalculation: ({ answer }) => answer.bytes + ENTRY_OVERHEAD_BYTES,
           })
         : null;
   }
