@@ -224,6 +224,21 @@ async function certificatesIn(databaseUrl: string): Promise<number> {
   }
 }
 
+/**
+ * A reused database still has the certificates an earlier run's probes revoked: made valid again here
+ * (benchmark data only; the service itself never un-revokes), so every run probes valid certificates.
+ */
+async function unrevokeProbes(databaseUrl: string): Promise<void> {
+  const ids = Array.from({ length: 2 * ROUNDS }, (_, k) => benchCertificateId(COUNT - 1 - k));
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('UPDATE certificates SET revoked_at = NULL, revocation_reason = NULL, revoked_by = NULL WHERE certificate_id = ANY($1::uuid[])', [ids]);
+  } finally {
+    await client.end();
+  }
+}
+
 function report(a: Measurement, b: Measurement, p: Measurement, seed: SeedFigures | null): string {
   const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
   const row = (m: Measurement) =>
@@ -287,6 +302,7 @@ async function main(): Promise<void> {
   let seed: SeedFigures | null = null;
   if (FLAGS.reuse && (await certificatesIn(DATABASE_URL)) === COUNT) {
     log(`reusing ${N(COUNT)} certificates in ${DATABASE_URL}`);
+    await unrevokeProbes(DATABASE_URL);
   } else {
     log(`seeding ${N(COUNT)} certificates into ${DATABASE_URL}`);
     seed = await seedCertificates(DATABASE_URL, COUNT, 'http://localhost:8080');
