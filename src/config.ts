@@ -293,8 +293,8 @@ const specs: SettingSpec[] = [
     key: 'publicCertificateCacheMb',
     env: 'PUBLIC_CERTIFICATE_CACHE_MB',
     flag: 'public-certificate-cache-mb',
-    default: 128,
-    doc: 'Memory (MB, per process) of rendered public certificate answers (`GET /v1/certificates/{id}`, the badge), about 2.2 KB each; PostgreSQL only, dropped across all instances when a certificate changes (docs/certificates.md). `0` reads every request from the database.',
+    default: 64,
+    doc: 'Memory (MB, per process) of rendered public certificate answers (`GET /v1/certificates/{id}`, the badge), about 3 KB each (about 20,000 certificates at 64); PostgreSQL only, dropped across all instances when a certificate changes (docs/certificates.md). `0` reads every request from the database.',
     parse: integer(0, 16384),
   },
   {

@@ -23,7 +23,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import { systemClock, type Clock } from '../clock.js';
-import { certificateStatus, findPublicCertificates, isCertificateId, toPublicCertificateObject, type CertificateRow } from '../domain/certificates/index.js';
+import type { PublicCertificateT } from '../contract/certificate-schemas.js';
+import { findPublicCertificates, isCertificateId, toPublicCertificateObject, type CertificateRow } from '../domain/certificates/index.js';
 import { ChangeListener } from '../storage/change-listener.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { renderBadge } from '../web/certificate-badge.js';
@@ -67,7 +68,8 @@ export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 're
 
 /**
  * A certificate's public answers, each rendered on first use and then kept (a badge is rarely asked for
- * by those who read the API, and the other way round). The row is let go once the JSON exists.
+ * by those who read the API, and the other way round). Only the public fields of the row are kept, and
+ * only until the JSON exists.
  */
 export class RenderedCertificate implements PublicCertificateAnswer {
   readonly status: 'valid' | 'revoked';
@@ -75,15 +77,16 @@ export class RenderedCertificate implements PublicCertificateAnswer {
   readonly badgeEtag: string;
   /** What both representations take once rendered, estimated from the row (the cache's byte bound). */
   readonly bytes: number;
-  #row: CertificateRow | null;
+  /** The public fields only (the row's other columns are not kept), until the JSON is rendered. */
+  #fields: PublicCertificateT | null;
   readonly #verifyUrl: string;
   readonly #assetName: string;
   #json: string | null = null;
   #badge: string | null = null;
 
   constructor(row: CertificateRow) {
-    this.#row = row;
-    this.status = certificateStatus(row);
+    this.#fields = toPublicCertificateObject(row);
+    this.status = this.#fields.status;
     this.etag = certificateEtag(row);
     this.badgeEtag = this.etag.replace(/"$/, '-badge"');
     this.#verifyUrl = row.verify_url;
@@ -96,8 +99,8 @@ export class RenderedCertificate implements PublicCertificateAnswer {
 
   get json(): string {
     if (this.#json === null) {
-      this.#json = JSON.stringify(toPublicCertificateObject(this.#row!));
-      this.#row = null;
+      this.#json = JSON.stringify(this.#fields);
+      this.#fields = null;
     }
     return this.#json;
   }
