@@ -17,7 +17,7 @@
  * Quick run: `npm run bench:certificates -- --count 10000 --duration 3 --rounds 1`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,7 +170,15 @@ function pgbench(): Measurement {
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-pgbench-certs-'));
   try {
     const args = ['-n', '-M', 'prepared', '-c', String(CONNECTIONS), '-j', '2', '-T', String(DURATION), '-D', `count=${COUNT}`, '-f', path.join(ROOT, 'bench/pgbench-certificate.sql'), '-l', '--log-prefix', path.join(logDir, 'tx'), DATABASE_URL];
-    const run = spawnSync('/usr/bin/pgbench', args, { encoding: 'utf8' });
+    let run = spawnSync('/usr/bin/pgbench', args, { encoding: 'utf8' });
+    // A shared server may be at max_connections for a moment (other users' tests): wait and try again.
+    for (let attempt = 1; run.status !== 0 && /too many clients/.test(run.stderr) && attempt <= 5; attempt++) {
+      log(`pgbench: the server had no connection slots left; attempt ${attempt + 1} in 5 s`);
+      spawnSync('sleep', ['5']);
+      rmSync(logDir, { recursive: true, force: true });
+      mkdirSync(logDir);
+      run = spawnSync('/usr/bin/pgbench', args, { encoding: 'utf8' });
+    }
     if (run.status !== 0) throw new Error(`pgbench failed: ${run.stderr}`);
     const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(run.stdout)?.[1] ?? NaN);
     if (!Number.isFinite(tps)) log(`pgbench printed no rate:\n${run.stdout}\n${run.stderr}`);
