@@ -47,6 +47,10 @@ export interface Config {
   workerConcurrency: number;
   /** Webhook targets may be `http` and any address (development, tests); never in production. */
   webhookAllowPrivate: boolean;
+  /** Memory of rendered public certificate answers per process (MB); 0 keeps none. */
+  publicCertificateCacheMb: number;
+  /** Longest time a kept public certificate answer is served after it was read (seconds). */
+  publicCertificateCacheTtlSeconds: number;
   /** Ceiling of the first wait after a transient job failure (doubles per attempt). */
   jobRetryBaseMs: number;
   /** Largest ceiling of any wait between job attempts. */
@@ -284,6 +288,22 @@ const specs: SettingSpec[] = [
     default: false,
     doc: 'Allow webhook endpoints over `http` and on loopback, private, link-local and other non-public addresses (development and tests only: it turns the SSRF guard off; refused in production).',
     parse: boolean,
+  },
+  {
+    key: 'publicCertificateCacheMb',
+    env: 'PUBLIC_CERTIFICATE_CACHE_MB',
+    flag: 'public-certificate-cache-mb',
+    default: 64,
+    doc: 'Memory (MB, per process) of rendered public certificate answers (`GET /v1/certificates/{id}`, the badge), about 3 KB each (about 20,000 certificates at 64); PostgreSQL only, dropped across all instances when a certificate changes (docs/certificates.md). `0` reads every request from the database.',
+    parse: integer(0, 16384),
+  },
+  {
+    key: 'publicCertificateCacheTtlSeconds',
+    env: 'PUBLIC_CERTIFICATE_CACHE_TTL',
+    flag: 'public-certificate-cache-ttl',
+    default: 60,
+    doc: 'Longest time (seconds) a kept public certificate answer is served after it was read: the safety net behind the change notifications, which drop a revoked certificate everywhere within milliseconds.',
+    parse: integer(1, 3600),
   },
   { key: 'workerConcurrency', env: 'WORKER_CONCURRENCY', flag: 'worker-concurrency', default: 2, doc: 'Background jobs (analysis, cleanup) one process runs at once; `serve` with `0` runs none, leaving them to `certdesk worker`.', parse: integer(0, 64) },
   {

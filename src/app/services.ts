@@ -48,6 +48,8 @@ import { isDatabaseUnavailable } from '../storage/database-availability.js';
 import { SERVER_SECRET, serverSecret } from '../storage/server-secrets.js';
 import { logDatabaseOutages } from './database-outage-log.js';
 import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
+import { openPublicCertificateCache, type PublicCertificateCache } from '../http/public-certificate-cache.js';
+import type { Clock as CacheClock } from '../clock.js';
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -69,6 +71,8 @@ export interface ServiceInput {
   jobs?: ConstructorParameters<typeof JobRuntime>[0]['worker'];
   /** Webhook delivery timings (tests shorten the 15 s deadline and the retry schedule). */
   webhooks?: { timeoutMs?: number; schedule?: DeliverySchedule; random?: () => number };
+  /** Time of the public certificate cache (epoch ms); default: the system clock. */
+  publicCertificateClock?: CacheClock;
 }
 
 export interface Services {
@@ -100,6 +104,8 @@ export interface Services {
   jobQueued(): void;
   /** The certificate issued with a `Certify` decision (docs/review.md). */
   readonly reviewCertificateIssuer: CertificateIssuer;
+  /** Rendered public certificate answers (API and badge), dropped everywhere when one changes. */
+  readonly publicCertificates: PublicCertificateCache;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }
@@ -171,6 +177,13 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     issuerUrl: config.issuerUrl,
     publicBaseUrl: config.publicBaseUrl,
   };
+  const publicCertificates = openPublicCertificateCache({
+    database,
+    maxBytes: config.publicCertificateCacheMb * 1024 * 1024,
+    ttlMs: config.publicCertificateCacheTtlSeconds * 1000,
+    clock: input.publicCertificateClock,
+    onListenerError: (err) => log.warn({ err }, 'certificate change listener lost; public certificates are read from the database until it is back'),
+  });
   let closed: Promise<void> | null = null;
   return {
     config,
@@ -191,11 +204,13 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     decoder,
     jobQueued: () => jobs.nudge(),
     reviewCertificateIssuer: reviewCertificateIssuer(db, storage, certificates),
+    publicCertificates: publicCertificates.cache,
     close: () =>
       (closed ??= (async () => {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
         await decoder.close();
+        await publicCertificates.close();
         webhookSender.close();
         stopOutageLog();
         await oauth.stop();

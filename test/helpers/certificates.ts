@@ -44,3 +44,19 @@ export async function certifyOrder(app: FastifyInstance, orderId: string, actor:
     return issueCertificate(trx, certificates, { orderId, actor });
   });
 }
+
+/**
+ * Reads until `done` holds, up to a generous deadline (real time, polled: no fixed sleep). Public
+ * certificate answers are kept in memory and dropped when PostgreSQL's notification of a change arrives
+ * (milliseconds, docs/certificates.md "Caching"), so a revocation shows on the public routes shortly after
+ * its commit rather than on the very next request.
+ */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, deadlineMs = 30_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > deadlineMs) throw new Error(`${what}: not within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -29,6 +29,7 @@ import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { packageRoot } from '../../src/paths.js';
 import { DEMO_CERTIFIER, DEMO_ORGANIZATIONS, DEMO_PRIMARY } from '../../src/demo/index.js';
+import { eventually } from '../helpers/certificates.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { freePort } from '../helpers/free-port.js';
 import { ServedProcess } from '../faults/served-process.js';
@@ -343,8 +344,13 @@ for (const target of targets) {
       assert.equal(await rita.locator('[data-revoke-form]').count(), 0, 'final: no Revoke control any more');
       const revoked = (await api<{ status: string; revocation_reason: string }>(`/v1/orders/${orderId}/certificate`)).body;
       assert.deepEqual([revoked.status, revoked.revocation_reason], ['revoked', REASON]);
-      const publicRead = await fetch(`${base}/v1/certificates/${cert.certificate_id}`);
-      assert.equal(((await publicRead.json()) as { status: string }).status, 'revoked');
+      // Public reads are kept in memory until PostgreSQL announces the change (milliseconds).
+      const publicRead = await eventually(
+        async () => ((await (await fetch(`${base}/v1/certificates/${cert.certificate_id}`)).json()) as { status: string }).status,
+        (status) => status === 'revoked',
+        'the revocation on the public API',
+      );
+      assert.equal(publicRead, 'revoked');
       await verify.reload();
       assert.equal(await verify.locator('.certificate-verdict').getAttribute('data-status'), 'revoked');
       assert.match(await verify.locator('.certificate-status').innerText(), /Reason: .*The customer licensed this picture/);
@@ -352,9 +358,16 @@ for (const target of targets) {
       await verify.locator('#file-to-check').setInputFiles(ARTWORK);
       await verify.locator('#file-result[data-result="revoked"]').waitFor(WAIT);
       // The badge as an embedding page's browser loads it (revalidated on every use: no-cache + ETag).
-      const badge = await verify.request.get(`/verify/${cert.certificate_id}/badge.svg`);
-      assert.match(await badge.text(), />Revoked<\/text>/);
-      assert.match(badge.headers()['cache-control'] ?? '', /no-cache/);
+      const badge = await eventually(
+        async () => {
+          const res = await verify.request.get(`/verify/${cert.certificate_id}/badge.svg`);
+          return { svg: await res.text(), cacheControl: res.headers()['cache-control'] ?? '' };
+        },
+        ({ svg }) => />Revoked<\/text>/.test(svg),
+        'the revocation on the badge',
+      );
+      assert.match(badge.svg, />Revoked<\/text>/);
+      assert.match(badge.cacheControl, /no-cache/);
       const last = (await history(orderId)).at(-1)!;
       assert.deepEqual([last.type, last.actor, last.note], ['certificate_revoked', RITA.email, REASON]);
       assert.equal((await api<{ order_state: string }>(`/v1/orders/${orderId}`)).body.order_state, 'Human Certified', 'the order keeps its state');

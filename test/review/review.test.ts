@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { listOrderEvents } from '../../src/domain/orders/order-lifecycle.repository.js';
 import { catalogues } from '../../src/i18n/index.js';
+import { eventually } from '../helpers/certificates.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { CERTIFIER_ORG, CUSTOMER_ORG, PEOPLE, apiOrder, decide, get, openOrder, openReviewWorld, postForm, sendJson, type ReviewWorld } from './review-world.js';
 
@@ -218,11 +219,20 @@ describeOnEachDatabase('human review', (getDb) => {
     const after = await certificate();
     assert.deepEqual([after.status, after.revocation_reason], ['revoked', reason]);
     assert.equal(after.revoked_at, w.clock.now().toISOString());
-    const publicRead = await w.app.inject({ method: 'GET', url: `/v1/certificates/${id}`, headers: { 'if-none-match': publicEtag } });
+    // The public reads are served from memory until PostgreSQL's change notification arrives (ms).
+    const publicRead = await eventually(
+      () => w.app.inject({ method: 'GET', url: `/v1/certificates/${id}`, headers: { 'if-none-match': publicEtag } }),
+      (r) => r.statusCode !== 304,
+      'the revocation on the public API',
+    );
     assert.equal(publicRead.statusCode, 200, 'the old ETag no longer matches');
     assert.equal((publicRead.json() as { status: string }).status, 'revoked');
     assert.match(String(publicRead.headers['cache-control']), /no-cache/);
-    const badge = await w.app.inject({ method: 'GET', url: `/verify/${id}/badge.svg`, headers: { 'if-none-match': badgeEtag } });
+    const badge = await eventually(
+      () => w.app.inject({ method: 'GET', url: `/verify/${id}/badge.svg`, headers: { 'if-none-match': badgeEtag } }),
+      (r) => r.statusCode !== 304,
+      'the revocation on the badge',
+    );
     assert.equal(badge.statusCode, 200);
     assert.match(badge.body, />Revoked<\/text>/);
     assert.match(String(badge.headers['cache-control']), /no-cache/);

@@ -13,7 +13,7 @@ import { decodeJwt, generateKeyPair } from 'jose';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { revokeCertificateNow, signCertificate, type CertificateClaims } from '../../src/domain/certificates/index.js';
 import { obtainToken } from '../http/api-harness.js';
-import { certifyOrder, createOrderWithAsset, TEST_REVIEWER } from '../helpers/certificates.js';
+import { certifyOrder, createOrderWithAsset, eventually, TEST_REVIEWER } from '../helpers/certificates.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { loadStandardFixture, USERS } from '../helpers/fixtures.js';
@@ -164,7 +164,7 @@ describeOnEachDatabase('certificate verify page in Chromium', (getDb, target) =>
     }
   });
 
-  it('a revoked certificate shows Revoked on the page and the badge at once; a matching file is no longer certified', async () => {
+  it('a revoked certificate shows Revoked on the page at once and on the badge once announced; a matching file is no longer certified', async () => {
     await revokeCertificateNow(app.services.database.db, app.services.clock, certificateId, 'Layers show <generated> content', TEST_REVIEWER);
     const page = await newPage();
     await page.goto(`/verify/${certificateId}`);
@@ -175,8 +175,9 @@ describeOnEachDatabase('certificate verify page in Chromium', (getDb, target) =>
     await page.locator('#signature-result[data-result="valid"]').waitFor(WAIT);
     await chooseFile(page, 'harbour.png', bytes);
     await page.locator('#file-result[data-result="revoked"]').waitFor(WAIT);
-    const badge = await fetch(`${base}/verify/${certificateId}/badge.svg`);
-    assert.match(await badge.text(), />Revoked</);
+    // The badge is served from memory until the change notification arrives (milliseconds).
+    const badge = await eventually(() => fetch(`${base}/verify/${certificateId}/badge.svg`).then((r) => r.text()), (svg) => />Revoked</.test(svg), 'the revoked badge');
+    assert.match(badge, />Revoked</);
     await page.screenshot({ path: path.join(SCREENSHOTS, `verify-revoked-${target.name}.png`), fullPage: true });
     assert.deepEqual(pageErrors, []);
   });

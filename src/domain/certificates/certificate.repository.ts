@@ -3,6 +3,7 @@
  * and the order columns the certify path needs (the asset's SHA-256, the organization's name).
  */
 import { sql } from 'kysely';
+import { arrayLiteral } from '../../storage/array-literal.js';
 import type { Executor } from '../../storage/database.js';
 
 export interface CertificateRow {
@@ -35,6 +36,15 @@ export async function insertCertificate(trx: Executor, row: NewCertificateRow): 
 export async function findCertificate(db: Executor, certificateId: string): Promise<CertificateRow | undefined> {
   const result = await sql<CertificateRow>`SELECT ${COLUMNS} FROM certificates WHERE certificate_id = ${certificateId}::uuid`.execute(db);
   return result.rows[0];
+}
+
+/**
+ * Several certificates by id (well-formed UUIDs: the caller checks) in one statement: the public lookups
+ * of concurrent requests share one round trip. Unknown ids are simply missing from the result.
+ */
+export async function findCertificates(db: Executor, certificateIds: readonly string[]): Promise<CertificateRow[]> {
+  const result = await sql<CertificateRow>`SELECT ${COLUMNS} FROM certificates WHERE certificate_id = ANY(${arrayLiteral(certificateIds)}::uuid[])`.execute(db);
+  return result.rows;
 }
 
 /** The certificate of an order, or undefined while it has none. */

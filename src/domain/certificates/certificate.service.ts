@@ -24,6 +24,7 @@ import { recordOrderEvent } from '../history/order-history.service.js';
 import {
   findCertificate,
   findCertificateOfOrder,
+  findCertificates,
   insertCertificate,
   lockCertificate,
   markRevoked,
@@ -192,6 +193,16 @@ export async function findPublicCertificate(db: Executor, certificateId: string)
  */
 export async function findCertificateByOrder(db: Executor, orderId: string): Promise<CertificateRow | null> {
   return (await findCertificateOfOrder(db, orderId)) ?? null;
+}
+
+/**
+ * Public certificates by id, for anyone who has them, in one read; malformed ids are left out (unknown).
+ * @returns the rows found, keyed by their (lower-case) id
+ */
+export async function findPublicCertificates(db: Executor, certificateIds: readonly string[]): Promise<Map<string, CertificateRow>> {
+  const wanted = [...new Set(certificateIds.filter(isCertificateId).map((id) => id.toLowerCase()))];
+  if (wanted.length === 0) return new Map();
+  return new Map((await findCertificates(db, wanted)).map((row) => [row.certificate_id, row]));
 }
 
 /** The certificate of an order the caller sees, or null (no such order, not visible, or none issued yet). */

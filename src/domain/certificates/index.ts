@@ -17,6 +17,7 @@ export {
   findCertificateByOrder,
   findOrderCertificate,
   findPublicCertificate,
+  findPublicCertificates,
   InvalidRevocationReasonError,
   isCertificateId,
   issueCertificate,

@@ -3,7 +3,7 @@
  * sets `request.lang` and answers `Content-Language`. `Vary` names both inputs so a cache keeps the
  * languages apart.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DEFAULT_LANGUAGE, type Language } from '../../i18n/catalogue.js';
 import { negotiateLanguage } from '../../i18n/negotiate.js';
 
@@ -14,11 +14,38 @@ declare module 'fastify' {
   }
 }
 
+/** Distinct header pairs remembered; clients send few distinct ones (a browser's list never changes). */
+const MEMO_LIMIT = 512;
+
+/**
+ * negotiateLanguage, remembered per header pair: every request of the hottest public paths (certificate
+ * lookups and badges) pays for parsing the same Accept-Language again otherwise. Only strings go in the
+ * key, so a header's value cannot be mistaken for another's; the memory is bounded (emptied when full).
+ */
+function memoizedNegotiation(): (headers: FastifyRequest['headers']) => Language {
+  const memo = new Map<string, Language>();
+  return (headers) => {
+    const lang = headers['lang'];
+    const accept = headers['accept-language'];
+    if (lang === undefined && accept === undefined) return DEFAULT_LANGUAGE;
+    if ((lang !== undefined && typeof lang !== 'string') || (accept !== undefined && typeof accept !== 'string')) return negotiateLanguage(headers);
+    const key = `${lang ?? ''}\n${accept ?? ''}`;
+    let language = memo.get(key);
+    if (language === undefined) {
+      language = negotiateLanguage(headers);
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      memo.set(key, language);
+    }
+    return language;
+  };
+}
+
 /** Installs the hook on the root instance (not encapsulated: it must run for every route and for 404s). */
 export function installLanguageNegotiation(app: FastifyInstance): void {
   app.decorateRequest('lang', DEFAULT_LANGUAGE);
+  const negotiate = memoizedNegotiation();
   app.addHook('onRequest', async (request, reply) => {
-    request.lang = negotiateLanguage(request.headers);
+    request.lang = negotiate(request.headers);
     reply.header('Content-Language', request.lang);
     reply.header('Vary', 'lang, Accept-Language');
   });

@@ -9,13 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { Certificate, CertificatePathParams, PublicCertificate } from '../../contract/certificate-schemas.js';
 import { ErrorDetail, SCOPES } from '../../contract/schemas.js';
 import { OrderPathParams } from '../../contract/intake-schemas.js';
-import {
-  findOrderCertificate,
-  findPublicCertificate,
-  toCertificateObject,
-  toPublicCertificateObject,
-  type CertificateRow,
-} from '../../domain/certificates/index.js';
+import { findOrderCertificate, toCertificateObject } from '../../domain/certificates/index.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { requireScope } from '../../oauth/index.js';
 import { matchesIfNoneMatch } from '../conditional.js';
@@ -26,10 +20,7 @@ const LangHeader = Type.Object({
   lang: Type.Optional(Type.String({ description: 'Language of human-readable messages (en, fr, de, es, ja).' })),
 });
 
-/** The entity tag of a certificate's public representation: it changes only when it is revoked (once). */
-export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at'>): string {
-  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}"` : `"${row.certificate_id}-valid"`;
-}
+export { certificateEtag } from '../public-certificate-cache.js';
 
 /** Caching of public certificate answers: any cache may keep them but must ask again before each use. */
 export const PUBLIC_CERTIFICATE_CACHE_CONTROL = 'public, no-cache';
@@ -38,6 +29,7 @@ export const PUBLIC_CERTIFICATE_PATH = '/v1/certificates/:certificate_id';
 
 export const certificateRoutes: FastifyPluginAsync = async (app) => {
   const db = app.services.database.db;
+  const publicCertificates = app.services.publicCertificates;
   const detail = (description: string) => Type.Unsafe<Static<typeof ErrorDetail>>({ ...Type.Ref(ErrorDetail.$id!), description });
 
   app.get<{ Params: Static<typeof OrderPathParams> }>(
@@ -83,15 +75,16 @@ export const certificateRoutes: FastifyPluginAsync = async (app) => {
     },
     async (request, reply) => {
       setPublicReadCors(reply);
-      const row = await findPublicCertificate(db, request.params.certificate_id);
-      if (!row) {
+      // Rendered once and kept while no change is announced (src/http/public-certificate-cache.ts).
+      const answer = await publicCertificates.get(request.params.certificate_id);
+      if (!answer) {
         reply.header('Cache-Control', 'no-store');
         throw new NotFoundError('errors.certificate_not_found');
       }
-      const etag = certificateEtag(row);
-      reply.header('ETag', etag).header('Cache-Control', PUBLIC_CERTIFICATE_CACHE_CONTROL);
-      if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      return reply.send(toPublicCertificateObject(row));
+      reply.header('ETag', answer.etag).header('Cache-Control', PUBLIC_CERTIFICATE_CACHE_CONTROL);
+      if (matchesIfNoneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
+      // Already JSON: Fastify sends a string with a JSON content type as it is (no second serialization).
+      return reply.type('application/json; charset=utf-8').send(answer.json);
     },
   );
   publicReadPreflight(app, PUBLIC_CERTIFICATE_PATH);

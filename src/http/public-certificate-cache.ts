@@ -1,0 +1,274 @@
+/**
+ * The public certificate answers (`GET /v1/certificates/{id}` and `/verify/{id}/badge.svg`), rendered once
+ * and kept in memory: the hottest public path (badges are embedded on customers' pages), and one row that
+ * changes at most once in its life (a revocation).
+ *
+ * How stale an answer may be (docs/certificates.md, "Caching"):
+ * - Every change to a certificate row is announced by PostgreSQL (`certdesk_certificate_changed`, the
+ *   trigger of migration 0011) whoever made it: any instance, the CLI, plain SQL. Each process LISTENs
+ *   (src/storage/change-listener.ts) and drops the certificate at once: a revocation reaches every
+ *   instance within the notification's delivery, milliseconds.
+ * - Memory is used only while that listener is healthy (a heartbeat answered within the last second).
+ *   When it is not, every request reads the database; when its connection breaks, the cache is emptied
+ *   (notifications may have been missed) before it is used again. Stale answers therefore cannot outlive
+ *   a broken listener by more than its liveness bound (1 s).
+ * - An answer is never served more than `ttlMs` after it was read, whatever happened (the safety net for
+ *   what no notification covers, e.g. a restore of the table with triggers disabled).
+ * - A read that started before an invalidation is not stored (the invalidation epoch moved): its row may
+ *   predate the change whose notification just arrived.
+ * - Unknown ids are not cached: they cost one primary-key read each, and caching them would let anyone
+ *   evict real certificates by asking for random ids (and would need inserts announced too).
+ * - Bounded by bytes (the rendered JSON and SVG), least recently used first out.
+ * With no listener (PGlite, or a size of 0) nothing is kept: every request reads the row.
+ */
+import { LRUCache } from 'lru-cache';
+import { systemClock, type Clock } from '../clock.js';
+import type { PublicCertificateT } from '../contract/certificate-schemas.js';
+import { findPublicCertificates, isCertificateId, toPublicCertificateObject, type CertificateRow } from '../domain/certificates/index.js';
+import { ChangeListener } from '../storage/change-listener.js';
+import type { DatabaseHandle } from '../storage/database.js';
+import { renderBadge } from '../web/certificate-badge.js';
+
+/** The channel of migration 0011's trigger: the payload is the changed certificate's id. */
+export const CERTIFICATE_CHANGES_CHANNEL = 'certdesk_certificate_changed';
+
+/** Everything a public answer needs, rendered. */
+export interface PublicCertificateAnswer {
+  status: 'valid' | 'revoked';
+  /** The body of `GET /v1/certificates/{id}` (JSON). */
+  json: string;
+  /** Its entity tag: changes when (and only when) the certificate is revoked. */
+  etag: string;
+  /** The badge (SVG) and its entity tag. */
+  badge: string;
+  badgeEtag: string;
+}
+
+/** What tells the cache whether its memory may be used now (the LISTEN connection's health). */
+export interface ChangeFeedHealth {
+  isHealthy(now: number): boolean;
+}
+
+export interface PublicCertificateCacheOptions {
+  /** Certificates by (well-formed, lower-case) ids, from the database, in one read: keyed by id. */
+  loadMany: (certificateIds: string[]) => Promise<Map<string, CertificateRow>>;
+  clock: Clock;
+  /** Longest time an answer is served after it was read. */
+  ttlMs: number;
+  /** Bound of the rendered answers kept (bytes); 0 keeps nothing. */
+  maxBytes: number;
+  /** null: nothing is kept (no change feed, e.g. PGlite). */
+  feed: ChangeFeedHealth | null;
+}
+
+/** The entity tag of a certificate's public representation: it changes only when it is revoked (once). */
+export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at'>): string {
+  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}"` : `"${row.certificate_id}-valid"`;
+}
+
+/**
+ * A certificate's public answers, each rendered on first use and then kept (a badge is rarely asked for
+ * by those who read the API, and the other way round). Only the public fields of the row are kept, and
+ * only until the JSON exists.
+ */
+export class RenderedCertificate implements PublicCertificateAnswer {
+  readonly status: 'valid' | 'revoked';
+  readonly etag: string;
+  readonly badgeEtag: string;
+  /** What both representations take once rendered, estimated from the row (the cache's byte bound). */
+  readonly bytes: number;
+  /** The public fields only (the row's other columns are not kept), until the JSON is rendered. */
+  #fields: PublicCertificateT | null;
+  readonly #verifyUrl: string;
+  readonly #assetName: string;
+  #json: string | null = null;
+  #badge: string | null = null;
+
+  constructor(row: CertificateRow) {
+    this.#fields = toPublicCertificateObject(row);
+    this.status = this.#fields.status;
+    this.etag = certificateEtag(row);
+    this.badgeEtag = this.etag.replace(/"$/, '-badge"');
+    this.#verifyUrl = row.verify_url;
+    this.#assetName = row.asset_name;
+    // JSON: the row's text (escaping at most doubles the variable part) and ~300 bytes of names and
+    // fixed fields; the badge: ~700 bytes of markup, the name twice and the URL once (escaped).
+    const variable = row.jws.length + row.asset_name.length + row.verify_url.length + (row.revocation_reason?.length ?? 0);
+    this.bytes = 2 * variable + 3 * (row.asset_name.length + row.verify_url.length) + 1400 + 2 * this.etag.length;
+  }
+
+  get json(): string {
+    if (this.#json === null) {
+      this.#json = JSON.stringify(this.#fields);
+      this.#fields = null;
+    }
+    return this.#json;
+  }
+
+  get badge(): string {
+    this.#badge ??= renderBadge({ status: this.status, verifyUrl: this.#verifyUrl, assetName: this.#assetName });
+    return this.#badge;
+  }
+}
+
+export function renderPublicCertificate(row: CertificateRow): RenderedCertificate {
+  return new RenderedCertificate(row);
+}
+
+interface Entry {
+  answer: RenderedCertificate;
+  loadedAt: number;
+}
+
+/** Fixed cost of an entry besides its strings (key, object headers, list links), for the byte bound. */
+const ENTRY_OVERHEAD_BYTES = 200;
+/** Most ids read in one statement. */
+const MAX_BATCH = 128;
+
+interface Waiter {
+  resolve: (row: CertificateRow | undefined) => void;
+  reject: (err: unknown) => void;
+}
+
+export class PublicCertificateCache {
+  readonly #options: PublicCertificateCacheOptions;
+  readonly #entries: LRUCache<string, Entry> | null;
+  /** Moves on every invalidation: a read that saw it move does not store its (maybe older) row. */
+  #epoch = 0;
+  /** Reads asked for since the last one was sent, by id (concurrent requests for one id share it). */
+  #batch: Map<string, Waiter[]> | null = null;
+
+  constructor(options: PublicCertificateCacheOptions) {
+    this.#options = options;
+    this.#entries =
+      options.feed && options.maxBytes > 0
+        ? new LRUCache<string, Entry>({
+            maxSize: options.maxBytes,
+            sizeCalculation: ({ answer }) => answer.bytes + ENTRY_OVERHEAD_BYTES,
+          })
+        : null;
+  }
+
+  /** The rendered answers of a certificate, or null when the id is unknown or malformed (never cached). */
+  async get(certificateId: string): Promise<PublicCertificateAnswer | null> {
+    if (!isCertificateId(certificateId)) return null;
+    const key = certificateId.toLowerCase();
+    const now = this.#options.clock();
+    const usable = this.#usable(now);
+    if (usable) {
+      const entry = this.#entries!.get(key);
+      if (entry && now - entry.loadedAt <= this.#options.ttlMs) return entry.answer;
+    }
+    const epoch = this.#epoch;
+    const row = await this.#read(key);
+    if (!row) return null;
+    const answer = renderPublicCertificate(row);
+    if (usable && epoch === this.#epoch && this.#usable(this.#options.clock())) this.#entries!.set(key, { answer, loadedAt: now });
+    return answer;
+  }
+
+  /** A certificate changed (a notification): its answers are read again on the next request. */
+  invalidate(certificateId: string): void {
+    this.#epoch++;
+    this.#entries?.delete(certificateId.toLowerCase());
+  }
+
+  /** Anything may have changed (the change feed was interrupted). */
+  clear(): void {
+    this.#epoch++;
+    this.#entries?.clear();
+  }
+
+  /** Answers kept now (tests, metrics). */
+  get size(): number {
+    return this.#entries?.size ?? 0;
+  }
+
+  /**
+   * Reads one certificate, together with every other read asked for in the same turn of the event loop:
+   * under load, the requests parsed from one batch of socket reads share one statement and one round trip
+   * (the driver's and the kernel's cost per query dominate the profile of this path), and it is still a
+   * fresh read of the row for each of them.
+   */
+  #read(key: string): Promise<CertificateRow | undefined> {
+    return new Promise((resolve, reject) => {
+      if (!this.#batch) {
+        this.#batch = new Map();
+        setImmediate(() => this.#flush());
+      }
+      const waiters = this.#batch.get(key);
+      if (waiters) waiters.push({ resolve, reject });
+      else this.#batch.set(key, [{ resolve, reject }]);
+      if (this.#batch.size >= MAX_BATCH) this.#flush();
+    });
+  }
+
+  #flush(): void {
+    const batch = this.#batch;
+    if (!batch) return;
+    this.#batch = null;
+    this.#options.loadMany([...batch.keys()]).then(
+      (rows) => {
+        for (const [id, waiters] of batch) for (const w of waiters) w.resolve(rows.get(id));
+      },
+      (err: unknown) => {
+        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+      },
+    );
+  }
+
+  #usable(now: number): boolean {
+    if (!this.#entries || !this.#options.feed) return false;
+    // Not cleared when unhealthy: a late heartbeat on a live connection missed nothing (notifications
+    // still arrive, in order, and invalidate); a broken connection clears everything through the
+    // listener's reset before it is trusted again.
+    return this.#options.feed.isHealthy(now);
+  }
+}
+
+export interface OpenPublicCertificateCacheInput {
+  /** On PostgreSQL, the change listener connects where the handle's pool does. */
+  database: Pick<DatabaseHandle, 'db' | 'kind' | 'pgPool'>;
+  maxBytes: number;
+  ttlMs: number;
+  clock?: Clock;
+  onListenerError?: (err: Error) => void;
+}
+
+/** The composition root's cache: a change listener on PostgreSQL (started on first use), none on PGlite. */
+export function openPublicCertificateCache(input: OpenPublicCertificateCacheInput): { cache: PublicCertificateCache; close: () => Promise<void> } {
+  const clock = input.clock ?? systemClock;
+  const db = input.database.db;
+  const loadMany = (ids: string[]) => findPublicCertificates(db, ids);
+  const connectionString = input.database.pgPool?.options.connectionString;
+  if (input.database.kind !== 'postgres' || !connectionString || input.maxBytes <= 0) {
+    return { cache: new PublicCertificateCache({ loadMany, clock, ttlMs: input.ttlMs, maxBytes: 0, feed: null }), close: async () => undefined };
+  }
+  let listener: ChangeListener | null = null;
+  let closed = false;
+  const feed: ChangeFeedHealth = {
+    isHealthy(now) {
+      // Started by the first public lookup, so CLI commands that build the services never open it.
+      if (!listener && !closed) {
+        listener = new ChangeListener({
+          connectionString,
+          channel: CERTIFICATE_CHANGES_CHANNEL,
+          clock,
+          onChange: (id) => cache.invalidate(id),
+          onReset: () => cache.clear(),
+          onError: input.onListenerError,
+        });
+        listener.start();
+      }
+      return listener?.isHealthy(now) ?? false;
+    },
+  };
+  const cache: PublicCertificateCache = new PublicCertificateCache({ loadMany, clock, ttlMs: input.ttlMs, maxBytes: input.maxBytes, feed });
+  return {
+    cache,
+    close: async () => {
+      closed = true;
+      await (listener as ChangeListener | null)?.close();
+    },
+  };
+}
