@@ -3,7 +3,7 @@
  * detection protocol and answers deterministically by image: a test registers an answer for the SHA-256
  * of an image's bytes (`answerFor`), every other image gets `defaultAnswer`. An answer can also be a
  * failure mode: an HTTP status, a body that is not JSON, a hang (never answers until the server stops),
- * or a redirect. A wrong or missing bearer key is 401. `refuse()` stops listening (connections are refused,
+ * or a redirect, or any of these after a delay. A wrong or missing bearer key is 401. `refuse()` stops listening (connections are refused,
  * as during an outage) until `accept()` listens again on the same port. `close()` ends every connection.
  */
 import { createHash } from 'node:crypto';
@@ -16,7 +16,9 @@ export type DetectionAnswer =
   | { kind: 'status'; status: number }
   | { kind: 'raw'; body: string; contentType?: string }
   | { kind: 'hang' }
-  | { kind: 'redirect'; location: string };
+  | { kind: 'redirect'; location: string }
+  /** `then`, after `ms` (a slow service: analyses that stay running long enough to be interrupted). */
+  | { kind: 'delay'; ms: number; then: DetectionAnswer };
 
 export interface ReceivedRequest {
   method: string;
@@ -68,6 +70,15 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
       case 'hang':
         hanging.add(res);
         return;
+      case 'delay': {
+        hanging.add(res);
+        const timer = setTimeout(() => {
+          hanging.delete(res);
+          if (!res.destroyed) reply(res, answer.then);
+        }, answer.ms);
+        res.on('close', () => clearTimeout(timer));
+        return;
+      }
     }
   };
 
