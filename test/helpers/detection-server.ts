@@ -35,6 +35,8 @@ export interface DetectionServer {
   /** The body of each request, in the order of `requests` (what certdesk sent: e.g. checked for metadata). */
   bodies: Buffer[];
   answerFor(image: Buffer, answer: DetectionAnswer | DetectionAnswer[]): void;
+  /** Replaces the answer of images without one of their own (e.g. slow from now on). */
+  setDefaultAnswer(answer: DetectionAnswer): void;
   /** Stops listening: every connection is refused (ECONNREFUSED) until `accept()`. */
   refuse(): Promise<void>;
   /** Listens again on the same port. */
@@ -49,6 +51,7 @@ export const CLEAN_ANSWER: DetectionAnswer = { kind: 'json', body: { score: 0.05
 export async function startDetectionServer(options: { key?: string; defaultAnswer?: DetectionAnswer } = {}): Promise<DetectionServer> {
   const key = options.key ?? 'test-detection-key-0123456789';
   const answers = new Map<string, DetectionAnswer[]>();
+  let defaultAnswer = options.defaultAnswer ?? CLEAN_ANSWER;
   const requests: ReceivedRequest[] = [];
   const bodies: Buffer[] = [];
   const hanging = new Set<ServerResponse>();
@@ -95,7 +98,7 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     }
     // A sequence of answers is used up in order (e.g. one 503, then the verdict); the last one stays.
     const queue = answers.get(digest);
-    const answer = queue ? (queue.length > 1 ? queue.shift()! : queue[0]!) : (options.defaultAnswer ?? CLEAN_ANSWER);
+    const answer = queue ? (queue.length > 1 ? queue.shift()! : queue[0]!) : defaultAnswer;
     reply(res, answer);
   };
 
@@ -111,6 +114,9 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     bodies,
     answerFor(image, answer) {
       answers.set(sha256(image), Array.isArray(answer) ? [...answer] : [answer]);
+    },
+    setDefaultAnswer(answer) {
+      defaultAnswer = answer;
     },
     async refuse() {
       server.closeAllConnections();
