@@ -45,8 +45,8 @@ import { UploadLimits } from '../domain/intake/upload-limits.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { HmacUploadPresigner, openObjectStorage, S3ObjectStorage, type ObjectStorage, type UploadPresigner } from '../storage/object-storage/index.js';
 import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
-import { isDatabaseUnavailable } from '../storage/database-availability.js';
-import { CLIENT_ACCESS_CHANNEL, DatabaseNotifications, JOBS_CHANNEL } from '../storage/notifications.js';
+import { describeFailure, isDatabaseUnavailable } from '../storage/database-availability.js';
+import { CLIENT_ACCESS_CHANNEL, JOBS_CHANNEL } from '../storage/notifications.js';
 import { SERVER_SECRET, serverSecret } from '../storage/server-secrets.js';
 import { logDatabaseOutages } from './database-outage-log.js';
 import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
@@ -171,18 +171,16 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   // On PostgreSQL every instance hears what the others change (storage/notifications.ts): queued jobs wake
   // every worker, so jobs spread over the fleet instead of staying with the instance that queued them, and a
   // changed API client is forgotten by every client cache at once. Embedded PGlite is one process: none.
-  const notifications = database.pgPool
-    ? new DatabaseNotifications(database.pgPool, {
-        onError: (err) => {
-          if (!isDatabaseUnavailable(err)) log.warn({ err }, 'database notifications interrupted; polling until they are back');
-        },
-      })
-    : null;
+  const notifications = database.notifications ?? null;
+  const unsubscribe: Array<() => void> = [];
   if (notifications) {
-    notifications.on(JOBS_CHANNEL, () => jobs.nudge());
+    notifications.onError = (err) => {
+      // An outage is the outage log's (one line); anything else is one line without a stack.
+      if (!isDatabaseUnavailable(err)) log.warn({ reason: describeFailure(err) }, 'database notifications interrupted; polling until they are back');
+    };
+    unsubscribe.push(await notifications.subscribe(JOBS_CHANNEL, () => jobs.nudge()));
     // null after a reconnect: whatever changed meanwhile is unknown, so every entry goes.
-    notifications.on(CLIENT_ACCESS_CHANNEL, (clientId) => (clientId ? oauth.clients.invalidate(clientId) : oauth.clients.clear()));
-    await notifications.start();
+    unsubscribe.push(await notifications.subscribe(CLIENT_ACCESS_CHANNEL, (clientId) => (clientId ? oauth.clients.invalidate(clientId) : oauth.clients.clear())));
   }
   const stopOutageLog = logDatabaseOutages(database, log);
   const certificates: CertificateDeps = {
@@ -219,7 +217,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
       (closed ??= (async () => {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
-        await notifications?.close();
+        for (const stop of unsubscribe) stop();
         await decoder.close();
         webhookSender.close();
         stopOutageLog();

@@ -4,6 +4,9 @@
  * database sends them (migrations/0010 triggers) when jobs are queued and when an API client changes, so
  * every instance learns at once what it would otherwise see only at its next poll or cache expiry.
  *
+ * Owned by the database handle (storage/database.ts), which closes it before its pool: the services of a
+ * process subscribe and unsubscribe, and the connection opens with the first subscription.
+ *
  * Notifications are an acceleration, never the only path: a lost connection (database restart, network)
  * is reconnected with a growing pause, and meanwhile the worker's polls and the cache's TTL still bound
  * how late an instance learns. After a reconnect every handler is called once (with `null`): whatever was
@@ -12,6 +15,7 @@
  * Embedded PGlite is one process, which wakes its own worker and forgets its own cache entries: no listener.
  */
 import type pg from 'pg';
+import { DatabaseUnavailableError } from './database-availability.js';
 
 /** The channels migrations/0010's triggers notify. */
 export const JOBS_CHANNEL = 'certdesk_jobs';
@@ -19,17 +23,12 @@ export const CLIENT_ACCESS_CHANNEL = 'certdesk_client_access';
 
 export type NotificationHandler = (payload: string | null) => void;
 
-export interface NotificationsOptions {
-  /** Where connection errors go (one per failed attempt; the listener keeps trying). */
-  onError?: (err: unknown) => void;
-  /** First pause before reconnecting, doubled up to 30 s. */
-  retryMs?: number;
-}
-
 const CHANNEL = /^[a-z_][a-z0-9_]*$/;
 
 export class DatabaseNotifications {
-  private readonly handlers = new Map<string, NotificationHandler[]>();
+  private readonly handlers = new Map<string, Set<NotificationHandler>>();
+  /** Where connection errors go (one per failed attempt; the listener keeps trying). Set by the subscriber. */
+  onError: (err: unknown) => void = () => undefined;
   private client: pg.PoolClient | null = null;
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -38,46 +37,56 @@ export class DatabaseNotifications {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly options: NotificationsOptions = {},
+    /** First pause before reconnecting, doubled up to 30 s. */
+    private readonly retryMs = 500,
   ) {}
 
-  /** Calls `handler` for every notification on `channel` (a fixed identifier). Call before `start`. */
-  on(channel: string, handler: NotificationHandler): void {
+  /**
+   * Calls `handler` for every notification on `channel` (a fixed identifier) from now on; resolves once
+   * listening (or after a failed attempt: it keeps trying in the background). @returns the unsubscribe.
+   */
+  async subscribe(channel: string, handler: NotificationHandler): Promise<() => void> {
     if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
-    this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
+    const known = this.handlers.get(channel);
+    if (known) known.add(handler);
+    else {
+      this.handlers.set(channel, new Set([handler]));
+      if (this.client) await this.client.query(`LISTEN ${channel}`).catch((err: unknown) => this.lost(this.client!, err));
+    }
+    if (!this.client) await this.start();
+    return () => this.handlers.get(channel)?.delete(handler);
   }
 
-  /** Connects and listens; resolves once listening (or after the first failure, retrying in the background). */
-  start(): Promise<void> {
-    return (this.connecting ??= this.connect().finally(() => (this.connecting = null)));
-  }
-
-  /** Whether the listening connection is up now (tests, health). */
+  /** Whether the listening connection is up now. */
   get listening(): boolean {
     return this.client !== null;
   }
 
+  private start(): Promise<void> {
+    return (this.connecting ??= this.connect().finally(() => (this.connecting = null)));
+  }
+
   private async connect(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed || this.client) return;
     let client: pg.PoolClient | null = null;
     try {
       client = await this.pool.connect();
-      client.on('notification', (message) => this.dispatch(message.channel, message.payload ?? null));
-      const lost = (err?: unknown) => this.lost(client!, err);
-      client.on('error', lost);
-      client.once('end', () => lost(new Error('listening connection ended')));
-      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+      const own = client;
+      own.on('notification', (message) => this.dispatch(message.channel, message.payload ?? null));
+      own.on('error', (err) => this.lost(own, err));
+      own.once('end', () => this.lost(own, new DatabaseUnavailableError('the listening connection ended')));
+      for (const channel of this.handlers.keys()) await own.query(`LISTEN ${channel}`);
       if (this.closed) {
-        client.release(true);
+        own.release(true);
         return;
       }
-      this.client = client;
+      this.client = own;
       // Anything notified while not listening (after a reconnect) is looked at now.
       if (this.failures > 0) for (const channel of this.handlers.keys()) this.dispatch(channel, null);
       this.failures = 0;
     } catch (err) {
       if (client) client.release(true);
-      this.options.onError?.(err);
+      this.onError(err);
       this.scheduleRetry();
     }
   }
@@ -87,14 +96,14 @@ export class DatabaseNotifications {
     this.client = null;
     client.release(true);
     if (this.closed) return;
-    this.options.onError?.(err);
+    this.onError(err);
     this.scheduleRetry();
   }
 
   private scheduleRetry(): void {
     if (this.closed || this.retryTimer) return;
     this.failures += 1;
-    const wait = Math.min(30_000, (this.options.retryMs ?? 500) * 2 ** Math.min(6, this.failures - 1));
+    const wait = Math.min(30_000, this.retryMs * 2 ** Math.min(6, this.failures - 1));
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       void this.start();
@@ -107,12 +116,12 @@ export class DatabaseNotifications {
       try {
         handler(payload);
       } catch (err) {
-        this.options.onError?.(err);
+        this.onError(err);
       }
     }
   }
 
-  /** Stops listening and gives the connection back (destroyed: it holds LISTEN state). */
+  /** Stops listening and gives the connection back (destroyed: it holds LISTEN state). The handle calls it. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
