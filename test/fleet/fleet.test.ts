@@ -433,6 +433,9 @@ describe('a fleet of two serve instances sharing PostgreSQL, S3 and Redis', { ti
     });
     assert.equal(revoked.status, 303, revoked.body);
     const revokedAt = Date.now();
+    assert.equal(revoked.headers.location, `/organization?revoked=${encodeURIComponent(clientId)}#credentials`);
+    const { rows } = await pool.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_clients WHERE client_id = $1', [clientId]);
+    assert.ok(rows[0]?.revoked_at, 'revoked in the database');
     assert.equal((await get(a.baseUrl, '/v1/projects', credentialToken)).status, 401, 'refused at once where it was revoked');
     const refusedAt = await until('b refuses the revoked credential', 15_000, async () => ((await get(b.baseUrl, '/v1/projects', credentialToken)).status === 401 ? Date.now() : undefined), 20);
     figures.revocation = { refusedByOtherMs: refusedAt - revokedAt, fromRequestSentMs: refusedAt - revokeSent, boundMs: REVOCATION_BOUND_MS };
