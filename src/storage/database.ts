@@ -100,7 +100,7 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: monitored }) });
   // Connects with its first subscriber (a process that only runs a command never listens).
-  const notifications = new DatabaseNotifications(pool);
+  const notifications = new DatabaseNotifications(databaseUrl);
   return {
     db,
     kind: 'postgres',
@@ -112,7 +112,6 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
     poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       availability.close();
-      // Before the pool ends: the pool waits for the connection it holds.
       await notifications.close();
       await db.destroy();
     },

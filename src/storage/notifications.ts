@@ -1,10 +1,11 @@
 /**
- * PostgreSQL LISTEN/NOTIFY for the instances of a fleet: one connection of the pool is kept for listening
- * (it never runs queries), and each notification of a channel is handed to that channel's handlers. The
+ * PostgreSQL LISTEN/NOTIFY for the instances of a fleet: one connection of its own, outside the pool, is
+ * kept for listening (it never runs queries; the pool's connections stay the queries'), and each
+ * notification of a channel is handed to that channel's handlers. The
  * database sends them (migrations/0010 triggers) when jobs are queued and when an API client changes, so
  * every instance learns at once what it would otherwise see only at its next poll or cache expiry.
  *
- * Owned by the database handle (storage/database.ts), which closes it before its pool: the services of a
+ * Owned by the database handle (storage/database.ts), which closes it with the pool: the services of a
  * process subscribe and unsubscribe, and the connection opens with the first subscription.
  *
  * Notifications are an acceleration, never the only path: a lost connection (database restart, network)
@@ -14,7 +15,7 @@
  *
  * Embedded PGlite is one process, which wakes its own worker and forgets its own cache entries: no listener.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import { DatabaseUnavailableError } from './database-availability.js';
 
 /** The channels migrations/0010's triggers notify. */
@@ -29,14 +30,14 @@ export class DatabaseNotifications {
   private readonly handlers = new Map<string, Set<NotificationHandler>>();
   /** Where connection errors go (one per failed attempt; the listener keeps trying). Set by the subscriber. */
   onError: (err: unknown) => void = () => undefined;
-  private client: pg.PoolClient | null = null;
+  private client: pg.Client | null = null;
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private connecting: Promise<void> | null = null;
   private failures = 0;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly connectionString: string,
     /** First pause before reconnecting, doubled up to 30 s. */
     private readonly retryMs = 500,
   ) {}
@@ -68,16 +69,15 @@ export class DatabaseNotifications {
 
   private async connect(): Promise<void> {
     if (this.closed || this.client) return;
-    let client: pg.PoolClient | null = null;
+    const own = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 10_000 });
+    own.on('notification', (message) => this.dispatch(message.channel, message.payload ?? null));
+    own.on('error', (err) => this.lost(own, err));
+    own.once('end', () => this.lost(own, new DatabaseUnavailableError('the listening connection ended')));
     try {
-      client = await this.pool.connect();
-      const own = client;
-      own.on('notification', (message) => this.dispatch(message.channel, message.payload ?? null));
-      own.on('error', (err) => this.lost(own, err));
-      own.once('end', () => this.lost(own, new DatabaseUnavailableError('the listening connection ended')));
+      await own.connect();
       for (const channel of this.handlers.keys()) await own.query(`LISTEN ${channel}`);
       if (this.closed) {
-        own.release(true);
+        await own.end().catch(() => undefined);
         return;
       }
       this.client = own;
@@ -85,16 +85,16 @@ export class DatabaseNotifications {
       if (this.failures > 0) for (const channel of this.handlers.keys()) this.dispatch(channel, null);
       this.failures = 0;
     } catch (err) {
-      if (client) client.release(true);
+      own.end().catch(() => undefined);
       this.onError(err);
       this.scheduleRetry();
     }
   }
 
-  private lost(client: pg.PoolClient, err: unknown): void {
+  private lost(client: pg.Client, err: unknown): void {
     if (this.client !== client) return;
     this.client = null;
-    client.release(true);
+    client.end().catch(() => undefined);
     if (this.closed) return;
     this.onError(err);
     this.scheduleRetry();
@@ -121,13 +121,13 @@ export class DatabaseNotifications {
     }
   }
 
-  /** Stops listening and gives the connection back (destroyed: it holds LISTEN state). The handle calls it. */
+  /** Stops listening and closes the connection. The handle calls it. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.connecting;
     const client = this.client;
     this.client = null;
-    client?.release(true);
+    await client?.end().catch(() => undefined);
   }
 }
