@@ -16,6 +16,9 @@
  * - a credential's one-time secret created at one instance is shown (once) at the other;
  * - a credential revoked at one instance is refused by the other well within the documented 5 s.
  *
+ * Each instance is `serve` as deployed: a primary and one process per CPU (`serve --workers`), so even the
+ * revoking instance may answer from a process that learns of the revocation like the other instance does.
+ *
  * Needs PostgreSQL and Redis: TEST_DATABASE_URL and TEST_REDIS_URL (set by .ci/run), else the local
  * defaults below; when neither answers the test fails saying so (it never skips). Runs on a scratch
  * database (dropped), a scratch Redis database index (its keys deleted), temp folders (removed).
@@ -436,9 +439,12 @@ describe('a fleet of two serve instances sharing PostgreSQL, S3 and Redis', { ti
     assert.equal(revoked.headers.location, `/organization?revoked=${encodeURIComponent(clientId)}#credentials`);
     const { rows } = await pool.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_clients WHERE client_id = $1', [clientId]);
     assert.ok(rows[0]?.revoked_at, 'revoked in the database');
-    assert.equal((await get(a.baseUrl, '/v1/projects', credentialToken)).status, 401, 'refused at once where it was revoked');
-    const refusedAt = await until('b refuses the revoked credential', 15_000, async () => ((await get(b.baseUrl, '/v1/projects', credentialToken)).status === 401 ? Date.now() : undefined), 20);
-    figures.revocation = { refusedByOtherMs: refusedAt - revokedAt, fromRequestSentMs: refusedAt - revokeSent, boundMs: REVOCATION_BOUND_MS };
+    // `serve` runs one process per CPU (serve --workers): even at a, the request may reach a process other
+    // than the one that revoked, which learns it the way b does (a database notification).
+    const refusedBy = (server: ServedProcess) => until(`the revoked credential refused`, 15_000, async () => ((await get(server.baseUrl, '/v1/projects', credentialToken)).status === 401 ? Date.now() : undefined), 20);
+    const [refusedAtA, refusedAt] = await Promise.all([refusedBy(a), refusedBy(b)]);
+    figures.revocation = { refusedByOtherMs: refusedAt - revokedAt, fromRequestSentMs: refusedAt - revokeSent, refusedBySameMs: refusedAtA - revokedAt, boundMs: REVOCATION_BOUND_MS };
+    assert.ok(refusedAtA - revokedAt < REVOCATION_ASSERTED_MS, `a refused after ${refusedAtA - revokedAt} ms`);
     assert.ok(refusedAt - revokedAt < REVOCATION_ASSERTED_MS, `b refused after ${refusedAt - revokedAt} ms (asserted under ${REVOCATION_ASSERTED_MS}, documented ${REVOCATION_BOUND_MS})`);
   });
 });
