@@ -262,6 +262,11 @@ describe('a fleet of two serve instances sharing PostgreSQL, S3 and Redis', { ti
       .catch(() => undefined)
       .finally(() => redis.disconnect());
     console.log(`fleet figures: ${JSON.stringify(figures)}`);
+    // What the instances logged at error level (a 500's cause), for whoever reads a failed run.
+    for (const [name, server] of [['a', a], ['b', b]] as const) {
+      const errors = server?.logs.filter((l) => (l.level ?? 0) >= 50 && l.msg !== 'database unavailable') ?? [];
+      if (errors.length) console.log(`fleet errors logged by ${name}: ${JSON.stringify(errors).slice(0, 4000)}`);
+    }
   });
 
   it('both instances migrated the empty database at the same moment, each migration once', async () => {
