@@ -51,6 +51,10 @@ export interface Config {
   publicCertificateCacheMb: number;
   /** Longest time a kept public certificate answer is served after it was read (seconds). */
   publicCertificateCacheTtlSeconds: number;
+  /** How long a claimed job is held without a heartbeat before another instance may take it over. */
+  jobLeaseSeconds: number;
+  /** This process's name in /metrics and in the jobs it claims (`locked_by`). */
+  instanceName: string;
   /** Ceiling of the first wait after a transient job failure (doubles per attempt). */
   jobRetryBaseMs: number;
   /** Largest ceiling of any wait between job attempts. */
@@ -315,6 +319,8 @@ const specs: SettingSpec[] = [
     doc: 'The external AI detection service certdesk POSTs images to (docs/detection-service.md); the only address it sends them to. `https://` outside development (`http://` only in development, and in test to a loopback address); no credentials in it (`user:password@` is refused: the key is `AI_DETECTION_KEY`). Unset: no `ai_detection` check, orders wait for a reviewer.',
     parse: detectionUrl,
   },
+  { key: 'jobLeaseSeconds', env: 'JOB_LEASE_SECONDS', flag: 'job-lease-seconds', default: 60, doc: 'How long a background job claimed by a process stays its own without a heartbeat (renewed every third of it while the job runs): when a process dies mid-job, another takes the job over this long after its last heartbeat (docs/operations.md, "Running several instances").', parse: integer(2, 3600) },
+  { key: 'instanceName', env: 'INSTANCE_NAME', flag: 'instance-name', default: () => `${os.hostname()}-${process.pid}`, defaultDoc: 'the host name and process id', doc: 'This process\'s name in the `instance` label of its job metrics and in the worker id of the jobs it claims (docs/operations.md, "Running several instances").', parse: nonEmpty },
   { key: 'jobRetryBaseMs', env: 'JOB_RETRY_BASE_MS', flag: 'job-retry-base-ms', default: 2000, doc: 'Backoff of a background job after a transient failure (detection service, storage, network, database): the n-th retry waits a random time up to this × 2^(n-1), capped by `JOB_RETRY_CAP_MS` (docs/operations.md, "Retries").', parse: integer(1, 86_400_000) },
   { key: 'jobRetryCapMs', env: 'JOB_RETRY_CAP_MS', flag: 'job-retry-cap-ms', default: 12 * 3_600_000, defaultNote: '12 hours', doc: 'Largest wait between two attempts of a background job; with the defaults an analysis is retried for about 2.6 days (25 attempts) before its order moves to `Failed`.', parse: integer(1, 7 * 86_400_000) },
   { key: 'analysisMaxImagePixels', env: 'ANALYSIS_MAX_IMAGE_PIXELS', flag: 'analysis-max-image-pixels', default: 100_000_000, defaultNote: '100 MP', doc: 'Largest image (width × height, read from the header before any decoding) the analysis accepts; a larger one ends `Unsupported File`. Also sharp\'s `limitInputPixels`.', parse: integer(1, 10 ** 12) },

@@ -22,6 +22,7 @@
  * await services.close();
  * await database.close();
  */
+import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { systemClock, type Clock } from '../domain/time/clock.js';
@@ -44,7 +45,8 @@ import { UploadLimits } from '../domain/intake/upload-limits.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { HmacUploadPresigner, openObjectStorage, S3ObjectStorage, type ObjectStorage, type UploadPresigner } from '../storage/object-storage/index.js';
 import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
-import { isDatabaseUnavailable } from '../storage/database-availability.js';
+import { describeFailure, isDatabaseUnavailable } from '../storage/database-availability.js';
+import { CLIENT_ACCESS_CHANNEL, JOBS_CHANNEL } from '../storage/notifications.js';
 import { SERVER_SECRET, serverSecret } from '../storage/server-secrets.js';
 import { logDatabaseOutages } from './database-outage-log.js';
 import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
@@ -135,7 +137,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   const limiters = input.limiters ?? createBruteForceLimiters({ store: sharedStore!, log });
   const uploadRateStore = sharedStore ?? openFailureStore(config);
   const uploadLimits = new UploadLimits(db, clock, config, uploadRateStore, (err) => log.warn({ err }, 'upload rate limit store unavailable; not limiting'));
-  const ownMetrics = input.metrics ?? createServiceMetrics();
+  const ownMetrics = input.metrics ?? createServiceMetrics({ instance: config.instanceName });
   ownMetrics.observeDatabase(database);
   ownMetrics.observeJobQueue(() => countJobs(db));
   // In a `serve --workers N` worker, /metrics shows the whole cluster (summed by the primary).
@@ -162,7 +164,9 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     onError: (err) => {
       if (!isDatabaseUnavailable(err)) log.error({ err }, 'job queue error');
     },
-    worker: input.jobs,
+    // The worker id names the instance (jobs.locked_by shows who runs what) and stays unique when two
+    // processes are given the same INSTANCE_NAME.
+    worker: { leaseMs: config.jobLeaseSeconds * 1000, workerId: `${config.instanceName}/${randomUUID().slice(0, 8)}`, ...input.jobs },
     webhooks: {
       transport: webhookSender,
       masterKey: config.masterKey,
@@ -170,6 +174,20 @@ export async function createServices(input: ServiceInput): Promise<Services> {
       random: input.webhooks?.random,
     },
   });
+  // On PostgreSQL every instance hears what the others change (storage/notifications.ts): queued jobs wake
+  // every worker, so jobs spread over the fleet instead of staying with the instance that queued them, and a
+  // changed API client is forgotten by every client cache at once. Embedded PGlite is one process: none.
+  const notifications = database.notifications ?? null;
+  const unsubscribe: Array<() => void> = [];
+  if (notifications) {
+    notifications.onError = (err) => {
+      // An outage is the outage log's (one line); anything else is one line without a stack.
+      if (!isDatabaseUnavailable(err)) log.warn({ reason: describeFailure(err) }, 'database notifications interrupted; polling until they are back');
+    };
+    unsubscribe.push(await notifications.subscribe(JOBS_CHANNEL, () => jobs.nudge()));
+    // null after a reconnect: whatever changed meanwhile is unknown, so every entry goes.
+    unsubscribe.push(await notifications.subscribe(CLIENT_ACCESS_CHANNEL, (clientId) => (clientId ? oauth.clients.invalidate(clientId) : oauth.clients.clear())));
+  }
   const stopOutageLog = logDatabaseOutages(database, log);
   const certificates: CertificateDeps = {
     clock,
@@ -202,13 +220,18 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     certificates,
     jobs,
     decoder,
-    jobQueued: () => jobs.nudge(),
+    // While notifications flow, the job's own NOTIFY wakes every instance, this one included: a local wake-up
+    // on top would hand this instance every job it queues.
+    jobQueued: () => {
+      if (!notifications?.listening) jobs.nudge();
+    },
     reviewCertificateIssuer: reviewCertificateIssuer(db, storage, certificates),
     publicCertificates: publicCertificates.cache,
     close: () =>
       (closed ??= (async () => {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
+        for (const stop of unsubscribe) stop();
         await decoder.close();
         await publicCertificates.close();
         webhookSender.close();

@@ -66,6 +66,8 @@ export class Worker {
   private running = new Set<Promise<void>>();
   private stopped = true;
   private wake: (() => void) | null = null;
+  /** A wake-up that came while the loop was not waiting (mid-claim): the loop then looks again at once. */
+  private nudged = false;
   private loop: Promise<void> | null = null;
   private readonly abort = new AbortController();
 
@@ -170,13 +172,16 @@ export class Worker {
       let databaseDown = false;
       while (!this.stopped) {
         let claimed = 0;
+        this.nudged = false;
         try {
           const free = this.options.concurrency - this.running.size;
           if (free > 0) {
-            const jobs = await claimJobs(this.options.db, this.id, this.kinds, free, this.leaseMs);
+            // One job per claim, the loop claiming again at once while slots are free: a burst of jobs
+            // spreads over every instance woken with this one instead of filling its free slots at once.
+            const jobs = await claimJobs(this.options.db, this.id, this.kinds, 1, this.leaseMs);
             claimed = jobs.length;
             for (const job of jobs) {
-              void this.track(this.execute(job)).then(() => this.wake?.());
+              void this.track(this.execute(job)).then(() => this.nudge());
             }
           }
           databaseDown = false;
@@ -186,7 +191,7 @@ export class Worker {
           databaseDown = unavailable;
         }
         if (this.stopped) break;
-        if (claimed === 0 || this.running.size >= this.options.concurrency) {
+        if ((claimed === 0 || this.running.size >= this.options.concurrency) && !this.nudged) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, this.pollMs);
             this.wake = () => {
@@ -200,8 +205,9 @@ export class Worker {
     })();
   }
 
-  /** Asks the loop to look at the queue now (a job was just enqueued by this process). */
+  /** Asks the loop to look at the queue now (a job was queued: by this process, or by any, notified by the database). */
   nudge(): void {
+    this.nudged = true;
     this.wake?.();
   }
 

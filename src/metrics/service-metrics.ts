@@ -45,6 +45,8 @@ export interface ServiceMetrics {
 export interface ServiceMetricsOptions {
   /** Process metrics (CPU, memory, event loop, GC). Default true. */
   processMetrics?: boolean;
+  /** This process's name (INSTANCE_NAME): the `instance` label of the per-instance job counter. */
+  instance?: string;
 }
 
 /** Latency buckets in seconds: from a cached token (~1 ms) to a slow page. */
@@ -93,6 +95,15 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     name: 'certdesk_job_attempts_total',
     help: 'Background job attempts finished, by kind and outcome (done, retried, failed, hook_failed, lost).',
     labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  });
+  // Who runs what in a fleet: every instance's /metrics counts the attempts it ran itself, so comparing
+  // instances shows whether jobs spread (the queue gauges below are the shared table's, the same on all).
+  const instance = options.instance ?? 'local';
+  const jobsRun = new Counter({
+    name: 'certdesk_jobs_run_total',
+    help: 'Background job attempts this instance ran, by kind, outcome and instance (INSTANCE_NAME).',
+    labelNames: ['kind', 'outcome', 'instance'] as const,
     registers: [registry],
   });
   const jobDuration = new Histogram({
@@ -192,6 +203,7 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     recordJobAttempt(kind, outcome, seconds) {
       jobAttempts.inc({ kind, outcome });
+      jobsRun.inc({ kind, outcome, instance });
       jobDuration.observe({ kind, outcome }, seconds);
     },
     observeJobQueue(read) {

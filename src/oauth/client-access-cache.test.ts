@@ -30,6 +30,25 @@ describeOnEachDatabase('client access cache', (getDb) => {
     assert.equal((await cache.get(client.clientId))?.revoked, true);
   });
 
+  it('keeps no answer of a lookup that an invalidation overtook, and clear() forgets every client', async () => {
+    const client = await seedClient(getDb().db, { scopes: [SCOPES.read] });
+    const other = await seedClient(getDb().db, { scopes: [SCOPES.read] });
+    const clock = new ManualClock();
+    const cache = new ClientAccessCache(getDb().db, 1000, clock.now);
+    // Another instance's revocation is notified while this lookup is in flight: it may have read the row
+    // before the change, so it answers its caller but is not kept.
+    const inFlight = cache.get(client.clientId);
+    cache.invalidate(client.clientId);
+    assert.equal((await inFlight)?.clientId, client.clientId);
+    assert.equal(cache.peek(client.clientId), undefined, 'not cached');
+    await cache.get(client.clientId);
+    await cache.get(other.clientId);
+    assert.ok(cache.peek(client.clientId) && cache.peek(other.clientId));
+    cache.clear();
+    assert.equal(cache.peek(client.clientId), undefined);
+    assert.equal(cache.peek(other.clientId), undefined);
+  });
+
   it('does not cache unknown ids, and never holds an entry longer than 5 s', async () => {
     const cache = new ClientAccessCache(getDb().db);
     assert.equal(await cache.get('no-such-client'), undefined);

@@ -2,6 +2,11 @@
  * Client → acting user resolution, cached for a few seconds. Both client authentication and bearer
  * verification read through it, so a revoked client, a user who left or a changed role takes effect
  * within the TTL (at most 5 s in production, docs/oauth.md) without a query per request.
+ *
+ * The TTL counts from when the lookup started, not from when its answer arrived: an entry is never older
+ * than the TTL measured from the database read it holds. On PostgreSQL every instance is also told when a
+ * client changes (LISTEN/NOTIFY, storage/notifications.ts) and forgets it at once (`invalidate`); a lookup
+ * that was in flight at that moment is not kept, since it may have read the row before the change.
  */
 import { systemClock, type Clock } from '../clock.js';
 import type { Executor } from '../storage/database.js';
@@ -18,6 +23,8 @@ interface Entry {
 export class ClientAccessCache {
   private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<ClientAccessRecord | undefined>>();
+  /** Bumped by every invalidation: a lookup that started before one is answered but not kept. */
+  private generation = 0;
 
   /** @param ttlMs how long a resolution is reused; 0 disables caching (every call queries). */
   constructor(
@@ -44,20 +51,33 @@ export class ClientAccessCache {
     if (hit && hit.expiresAt > now) return hit.record;
     const pending = this.inflight.get(clientId);
     if (pending) return pending;
+    const generation = this.generation;
     const lookup = findClientAccess(this.db, clientId)
       .then((record) => {
         // Unknown ids are not kept: guessed ids must not fill memory, and a new client works at once.
-        if (record && this.ttlMs > 0) this.remember(clientId, { record, expiresAt: this.now() + this.ttlMs });
+        if (record && this.ttlMs > 0 && generation === this.generation) this.remember(clientId, { record, expiresAt: now + this.ttlMs });
         return record;
       })
-      .finally(() => this.inflight.delete(clientId));
+      .finally(() => {
+        if (this.inflight.get(clientId) === lookup) this.inflight.delete(clientId);
+      });
     this.inflight.set(clientId, lookup);
     return lookup;
   }
 
-  /** Forgets one client now (same-process revocation takes effect immediately). */
+  /** Forgets one client now (a revocation here, or another instance's through a database notification). */
   invalidate(clientId: string): void {
+    this.generation += 1;
     this.entries.delete(clientId);
+    // A lookup in flight may have read the row before the change: the next caller queries afresh.
+    this.inflight.delete(clientId);
+  }
+
+  /** Forgets every client (the notifications were interrupted: changes may have been missed). */
+  clear(): void {
+    this.generation += 1;
+    this.entries.clear();
+    this.inflight.clear();
   }
 
   private remember(clientId: string, entry: Entry): void {

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { DatabaseAvailability, DatabaseUnavailableError } from './database-availability.js';
 import { MAX_PREPARED_STATEMENTS, MonitoredPgPool } from './monitored-pg-pool.js';
 import { PGlitePool } from './pglite-pool.js';
+import { DatabaseNotifications } from './notifications.js';
 import { ownEmbeddedDirectory } from './embedded/embedded-owner.js';
 import type { OwnerRole } from './embedded/data-dir-lock.js';
 import { resultParsers } from './type-parsers.js';
@@ -30,6 +31,8 @@ export interface DatabaseHandle {
   description: string;
   /** Outage detection: connection-level failures start one, a background probe ends it. */
   availability: DatabaseAvailability;
+  /** LISTEN/NOTIFY between the processes sharing the server (PostgreSQL only; null on PGlite). */
+  notifications?: DatabaseNotifications | null;
   /** Connections of the pool right now (PostgreSQL only; null on PGlite). */
   poolUsage(): PoolUsage | null;
   close(): Promise<void>;
@@ -97,6 +100,8 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
     throw new DatabaseUnavailableError(`cannot connect to ${description}: ${(err as Error).message}`);
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: monitored }) });
+  // Connects with its first subscriber (a process that only runs a command never listens).
+  const notifications = new DatabaseNotifications(databaseUrl);
   return {
     db,
     kind: 'postgres',
@@ -104,9 +109,11 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
     pglite: null,
     description,
     availability,
+    notifications,
     poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       availability.close();
+      await notifications.close();
       await db.destroy();
     },
   };

@@ -71,6 +71,15 @@ export interface ServerSecretsTable {
   created_at: DefaultedTimestamp;
 }
 
+/** migrations/0010: the web's one-time secrets (src/web/one-time-secrets.ts), sealed under their ticket. */
+export interface OneTimeSecretsTable {
+  ticket_hash: string;
+  purpose: string;
+  owner: string;
+  sealed: string;
+  expires_at: Date;
+}
+
 export interface StoredLayer {
   layer_name: string;
   key: string;
@@ -301,4 +310,5 @@ export interface Database {
   schema_migrations: SchemaMigrationsTable;
   reviewers: ReviewersTable;
   review_claims: ReviewClaimsTable;
+  one_time_secrets: OneTimeSecretsTable;
 }

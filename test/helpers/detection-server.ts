@@ -3,7 +3,7 @@
  * detection protocol and answers deterministically by image: a test registers an answer for the SHA-256
  * of an image's bytes (`answerFor`), every other image gets `defaultAnswer`. An answer can also be a
  * failure mode: an HTTP status, a body that is not JSON, a hang (never answers until the server stops),
- * or a redirect. A wrong or missing bearer key is 401. `refuse()` stops listening (connections are refused,
+ * or a redirect, or any of these after a delay. A wrong or missing bearer key is 401. `refuse()` stops listening (connections are refused,
  * as during an outage) until `accept()` listens again on the same port. `close()` ends every connection.
  */
 import { createHash } from 'node:crypto';
@@ -16,7 +16,9 @@ export type DetectionAnswer =
   | { kind: 'status'; status: number }
   | { kind: 'raw'; body: string; contentType?: string }
   | { kind: 'hang' }
-  | { kind: 'redirect'; location: string };
+  | { kind: 'redirect'; location: string }
+  /** `then`, after `ms` (a slow service: analyses that stay running long enough to be interrupted). */
+  | { kind: 'delay'; ms: number; then: DetectionAnswer };
 
 export interface ReceivedRequest {
   method: string;
@@ -33,6 +35,8 @@ export interface DetectionServer {
   /** The body of each request, in the order of `requests` (what certdesk sent: e.g. checked for metadata). */
   bodies: Buffer[];
   answerFor(image: Buffer, answer: DetectionAnswer | DetectionAnswer[]): void;
+  /** Replaces the answer of images without one of their own (e.g. slow from now on). */
+  setDefaultAnswer(answer: DetectionAnswer): void;
   /** Stops listening: every connection is refused (ECONNREFUSED) until `accept()`. */
   refuse(): Promise<void>;
   /** Listens again on the same port. */
@@ -47,6 +51,7 @@ export const CLEAN_ANSWER: DetectionAnswer = { kind: 'json', body: { score: 0.05
 export async function startDetectionServer(options: { key?: string; defaultAnswer?: DetectionAnswer } = {}): Promise<DetectionServer> {
   const key = options.key ?? 'test-detection-key-0123456789';
   const answers = new Map<string, DetectionAnswer[]>();
+  let defaultAnswer = options.defaultAnswer ?? CLEAN_ANSWER;
   const requests: ReceivedRequest[] = [];
   const bodies: Buffer[] = [];
   const hanging = new Set<ServerResponse>();
@@ -68,6 +73,15 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
       case 'hang':
         hanging.add(res);
         return;
+      case 'delay': {
+        hanging.add(res);
+        const timer = setTimeout(() => {
+          hanging.delete(res);
+          if (!res.destroyed) reply(res, answer.then);
+        }, answer.ms);
+        res.on('close', () => clearTimeout(timer));
+        return;
+      }
     }
   };
 
@@ -84,7 +98,7 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     }
     // A sequence of answers is used up in order (e.g. one 503, then the verdict); the last one stays.
     const queue = answers.get(digest);
-    const answer = queue ? (queue.length > 1 ? queue.shift()! : queue[0]!) : (options.defaultAnswer ?? CLEAN_ANSWER);
+    const answer = queue ? (queue.length > 1 ? queue.shift()! : queue[0]!) : defaultAnswer;
     reply(res, answer);
   };
 
@@ -100,6 +114,9 @@ export async function startDetectionServer(options: { key?: string; defaultAnswe
     bodies,
     answerFor(image, answer) {
       answers.set(sha256(image), Array.isArray(answer) ? [...answer] : [answer]);
+    },
+    setDefaultAnswer(answer) {
+      defaultAnswer = answer;
     },
     async refuse() {
       server.closeAllConnections();

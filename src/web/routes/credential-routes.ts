@@ -31,7 +31,8 @@ export function credentialRoutes(deps: WebDeps): FastifyPluginAsync {
     if (!reply.sent) await requireCsrf(req, reply);
   }
 
-  const created = new OneTimeSecrets<CreatedCredentialView>();
+  // In the database: the redirect may reach another instance than the POST (docs/operations.md).
+  const created = new OneTimeSecrets<CreatedCredentialView>({ db: deps.db, purpose: 'credential' });
 
   return async (app) => {
     app.post('/organization/credentials', { preHandler: guardPost }, async (req, reply) => {
@@ -52,7 +53,7 @@ export function credentialRoutes(deps: WebDeps): FastifyPluginAsync {
       // Logged without the secret; the one-time page is the only place it ever appears.
       req.log.info({ event: 'web.credential_created', clientId: client.clientId, userId: session.userId }, 'API credential created');
       const ordersUrl = `${deps.config.publicBaseUrl}/v1/orders?${new URLSearchParams({ project_id: ALL_PROJECTS, limit: '5' }).toString()}`;
-      const ticket = created.put(session.idHash, {
+      const ticket = await created.put(session.idHash, {
         name: client.name,
         clientId: client.clientId,
         clientSecret,
@@ -64,7 +65,7 @@ export function credentialRoutes(deps: WebDeps): FastifyPluginAsync {
     });
 
     app.get<{ Params: { ticket: string } }>('/organization/credentials/created/:ticket', { preHandler: requireSession }, async (req, reply) => {
-      const view = created.take(sessionOf(req).idHash, req.params.ticket);
+      const view = await created.take(sessionOf(req).idHash, req.params.ticket);
       // Seen already (a reload), expired, or not this session's: the credential exists, its secret is gone.
       if (!view) return reply.redirect('/organization#credentials', 303);
       return sendPage(reply, credentialCreatedPage(req.web, view));

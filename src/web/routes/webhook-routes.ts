@@ -54,7 +54,7 @@ export function webhookEndpointDepsOf(deps: WebDeps): WebhookEndpointDeps {
 
 export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
   const service = webhookEndpointDepsOf(deps);
-  const secrets = new OneTimeSecrets<WebhookSecretView>();
+  const secrets = new OneTimeSecrets<WebhookSecretView>({ db: deps.db, purpose: 'webhook-secret' });
 
   async function guardPost(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     await requireSession(req, reply);
@@ -128,10 +128,10 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     );
   }
 
-  function showSecretOnce(req: FastifyRequest, reply: FastifyReply, view: WebhookSecretView): FastifyReply {
+  async function showSecretOnce(req: FastifyRequest, reply: FastifyReply, view: WebhookSecretView): Promise<FastifyReply> {
     // Logged without the secret; the one-time page is the only place it ever appears.
     req.log.info({ event: `web.webhook_secret_${view.kind}`, endpointId: view.endpointId, userId: sessionOf(req).userId }, 'webhook signing secret issued');
-    const ticket = secrets.put(sessionOf(req).idHash, view);
+    const ticket = await secrets.put(sessionOf(req).idHash, view);
     return reply.redirect(`/organization/webhooks/secret/${ticket}`, 303);
   }
 
@@ -157,7 +157,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     );
 
     app.get<{ Params: { ticket: string } }>('/organization/webhooks/secret/:ticket', { preHandler: requireSession }, async (req, reply) => {
-      const view = secrets.take(sessionOf(req).idHash, req.params.ticket);
+      const view = await secrets.take(sessionOf(req).idHash, req.params.ticket);
       // Seen already (a reload), expired, or not this session's: the endpoint exists, its secret is not shown again.
       if (!view) return reply.redirect('/organization#webhooks', 303);
       return sendPage(reply, webhookSecretPage(req.web, view));
