@@ -135,3 +135,23 @@ export async function countJobs(db: Executor): Promise<QueueCount[]> {
     FROM jobs WHERE state <> 'done' GROUP BY kind, state`.execute(db);
   return result.rows.map((r) => ({ kind: r.kind, state: r.state, due: Number(r.due), count: Number(r.count) }));
 }
+
+/** Marks the jobs of `ids` that this worker still holds done, in one statement. @returns the ids marked done. */
+export async function completeJobs(db: Executor, jobIds: readonly number[], workerId: string): Promise<number[]> {
+  if (jobIds.length === 0) return [];
+  const result = await sql<{ id: number }>`
+    UPDATE jobs SET state = 'done', finished_at = now(), locked_by = NULL, locked_until = NULL, last_error = NULL
+    WHERE id = ANY(${sql.raw(`'{${jobIds.map((id) => Math.trunc(Number(id))).join(',')}}'`)}::bigint[]) AND locked_by = ${workerId} AND state = 'running'
+    RETURNING id`.execute(db);
+  return result.rows.map((r) => Number(r.id));
+}
+
+/** Extends the leases of the jobs of `ids` this worker still holds, in one statement. @returns the ids still held. */
+export async function renewLeases(db: Executor, jobIds: readonly number[], workerId: string, leaseMs: number): Promise<number[]> {
+  if (jobIds.length === 0) return [];
+  const result = await sql<{ id: number }>`
+    UPDATE jobs SET locked_until = now() + ${ms(leaseMs)}
+    WHERE id = ANY(${sql.raw(`'{${jobIds.map((id) => Math.trunc(Number(id))).join(',')}}'`)}::bigint[]) AND locked_by = ${workerId} AND state = 'running'
+    RETURNING id`.execute(db);
+  return result.rows.map((r) => Number(r.id));
+}

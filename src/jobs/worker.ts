@@ -49,6 +49,8 @@ export interface WorkerOptions {
   onError?: (err: unknown) => void;
   observer?: JobObserver;
   workerId?: string;
+  /** Kinds the polling loop leaves to another loop (the BatchWorker of deliveries); `runDue()` still runs them. */
+  loopExcludes?: readonly string[];
 }
 
 export const DEFAULT_LEASE_MS = 60_000;
@@ -78,6 +80,11 @@ export class Worker {
 
   private get kinds(): string[] {
     return Object.keys(this.options.handlers);
+  }
+
+  private get loopKinds(): string[] {
+    const excluded = this.options.loopExcludes ?? [];
+    return this.kinds.filter((kind) => !excluded.includes(kind));
   }
 
   /**
@@ -173,7 +180,7 @@ export class Worker {
         try {
           const free = this.options.concurrency - this.running.size;
           if (free > 0) {
-            const jobs = await claimJobs(this.options.db, this.id, this.kinds, free, this.leaseMs);
+            const jobs = await claimJobs(this.options.db, this.id, this.loopKinds, free, this.leaseMs);
             claimed = jobs.length;
             for (const job of jobs) {
               void this.track(this.execute(job)).then(() => this.wake?.());
