@@ -234,6 +234,19 @@ export async function recordAttempts(db: Executor, attempts: ReadonlyArray<Attem
     WHERE d.status = 'pending'`.execute(db);
 }
 
+/**
+ * The outbox backlog and disabled endpoints, for /metrics: the pending deliveries are read through their
+ * partial index (migrations/0012), so a scrape costs the backlog's size, not the history's.
+ */
+export async function countWebhookBacklog(db: Executor): Promise<{ pending: number; due: number; endpointsDisabled: number }> {
+  const result = await sql<{ pending: string | number; due: string | number; disabled: string | number }>`
+    SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS pending,
+           (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()) AS due,
+           (SELECT count(*) FROM webhook_endpoints WHERE status = 'disabled') AS disabled`.execute(db);
+  const row = result.rows[0]!;
+  return { pending: Number(row.pending), due: Number(row.due), endpointsDisabled: Number(row.disabled) };
+}
+
 /** Disables an endpoint with the reason its administrators see. */
 export async function disableEndpoint(db: Executor, endpointId: string, reason: string): Promise<void> {
   await sql`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ${reason}, updated_at = now() WHERE id = ${endpointId}::uuid AND status = 'enabled'`.execute(db);
