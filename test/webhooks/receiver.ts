@@ -1,7 +1,8 @@
 /**
  * A real local webhook receiver for tests: records every request (headers and raw body) and answers by
  * path: `/ok` 200, `/fail` 500, `/gone` 410, `/redirect` 302 to `/ok`, `/hang` never answers, `/huge` 200
- * with an endless body.
+ * with an endless body, `/gigabyte` 200 with a 1 GiB body made lazily (64 KiB at a time, as the socket
+ * drains: nothing near 1 GiB is ever allocated), counting what it managed to write in `bytesSent`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,8 @@ export interface Receiver {
   received: ReceivedRequest[];
   /** The most requests to one path that were open at the same time. */
   maxOpen: Map<string, number>;
+  /** Body bytes the receiver wrote, by path (`/gigabyte`). */
+  bytesSent: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -25,6 +28,7 @@ export async function startReceiver(): Promise<Receiver> {
   const hanging = new Set<http.ServerResponse>();
   const open = new Map<string, number>();
   const maxOpen = new Map<string, number>();
+  const bytesSent = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const key = req.url ?? '/';
     open.set(key, (open.get(key) ?? 0) + 1);
@@ -51,6 +55,21 @@ export async function startReceiver(): Promise<Receiver> {
         };
         res.on('close', () => res.removeAllListeners('drain'));
         pump();
+      } else if (route === '/gigabyte') {
+        const total = 2 ** 30;
+        const chunk = Buffer.alloc(64 * 1024, 'y');
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(total) });
+        let sent = 0;
+        const pump = () => {
+          while (!res.destroyed && sent < total) {
+            sent += chunk.length;
+            bytesSent.set(path, sent);
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          if (!res.destroyed) res.end();
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
       } else res.writeHead(404).end();
     });
   });
@@ -60,6 +79,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     received,
     maxOpen,
+    bytesSent,
     close: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
