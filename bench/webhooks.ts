@@ -48,6 +48,7 @@ import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 import { basic, request, ServedProcess } from '../test/faults/served-process.js';
 import { ACME, loadStandardFixture, USERS } from '../test/helpers/fixtures.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
+import { cpuMsOf, postgresBackendsOf } from './server-process.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 10_000);
@@ -212,6 +213,16 @@ async function main(): Promise<void> {
       await old.waitForExit();
       restartNote = `${RESTART === 'rolling-kill' ? 'SIGKILL' : 'SIGTERM'} of the running serve once a new one listened (start took ${((started - t0) / 1000).toFixed(1)} s)`;
     };
+    // CPU time of serve (each process; a killed one keeps its last sample) and of its PostgreSQL backends,
+    // sampled every 250 ms: CPU per delivery is the figure a loaded machine does not distort much.
+    const cpu = new Map<string, number>();
+    const sampleCpu = async () => {
+      for (const s of servers) if (s.alive) cpu.set(`serve ${s.child.pid}`, Math.max(cpu.get(`serve ${s.child.pid}`) ?? 0, cpuMsOf(s.child.pid!)));
+      for (const pid of await postgresBackendsOf(databaseUrl, 'certdesk-bench-webhooks').catch(() => [])) cpu.set(`pg ${pid}`, Math.max(cpu.get(`pg ${pid}`) ?? 0, cpuMsOf(pid)));
+    };
+    await sampleCpu();
+    const cpuAtStart = new Map(cpu);
+    const sampler = setInterval(() => void sampleCpu(), 250);
     const t0 = now();
     const intervalMs = (1000 * BATCH) / MOVES_PER_SECOND;
     // Up to BENCH_PRODUCERS transactions at once (one connection each), so the offered rate is not bound
@@ -267,6 +278,11 @@ async function main(): Promise<void> {
     };
     while ((absorb(), firstArrival.size) < expected && now() < deadline) await sleep(100);
     const allArrivedAt = Math.max(...firstArrival.values());
+    clearInterval(sampler);
+    await sampleCpu();
+    const cpuOf = (prefix: string) => [...cpu].filter(([k]) => k.startsWith(prefix)).reduce((n, [k, v]) => n + v - (cpuAtStart.get(k) ?? 0), 0);
+    const serveCpuMs = cpuOf('serve ');
+    const pgCpuMs = cpuOf('pg ');
     await sleep(SETTLE_S * 1000);
     absorb();
 
@@ -292,7 +308,7 @@ async function main(): Promise<void> {
       `\`npm run bench:webhooks\` (bench/webhooks.ts), ${new Date().toISOString()}: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, PostgreSQL 127.0.0.1. ` +
         `Load average (1 / 5 / 15 min) at the start ${INITIAL_LOAD.map((l) => l.toFixed(2)).join(' / ')}, at the end ${load}: the machine is shared with other builds and tests while this runs, so the figures are indicative.`,
       '',
-      `The real \`certdesk serve\` (dist/, ${serveSettings}) on a throw-away PostgreSQL database; ${ORDERS.toLocaleString('en')} orders moved \`In Progress\` → \`Action Required\` through the domain service (${BATCH} moves per transaction, up to ${PRODUCERS} transactions at once, paced at ${MOVES_PER_SECOND} moves/s), ` +
+      `The real \`certdesk serve\` (dist/, ${serveSettings}) on a throw-away PostgreSQL database; ${ORDERS.toLocaleString('en')} orders moved \`In Progress\` → \`Action Required\` (${MOVE_PATH === 'sql' ? 'each batch as one UPDATE of the states and one INSERT of their \`order_events\` rows: the writes of the domain service, which fire the outbox trigger' : 'the domain service, \`changeOrderIn\`, per move'}; ${BATCH} moves per transaction, up to ${PRODUCERS} transactions at once, paced at ${MOVES_PER_SECOND} moves/s), ` +
         `${ENDPOINTS} endpoints subscribed to \`order.state_changed\`, all on a local receiver (Node http, in the benchmark process) that verifies every request with the \`standardwebhooks\` package. ` +
         `Latency: from the commit of the move's transaction to the arrival of the delivery's first copy. Serve restarted when half of the moves had committed: ${restartNote}. ` +
         `After the last delivery arrived the receiver kept listening ${SETTLE_S} s (longer than a job lease) to count duplicates.`,
@@ -304,6 +320,7 @@ async function main(): Promise<void> {
       `| Commit → receiver | p50 **${p50.toFixed(0)} ms**, p99 **${p99.toFixed(0)} ms**, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms |`,
       `| Lost | **${lost}** |`,
       `| Duplicates (same endpoint and webhook-id received again) | **${duplicates}** |`,
+      `| CPU per delivery (start of the moves to the last arrival) | serve ${(serveCpuMs / firstArrival.size).toFixed(2)} ms, its PostgreSQL backends ${(pgCpuMs / firstArrival.size).toFixed(2)} ms (the moves' own backends and the trigger excluded): one core of each would deliver about ${Math.round(1000 / Math.max(serveCpuMs / firstArrival.size, pgCpuMs / firstArrival.size))}/s |`,
       `| Requests the receiver refused (signature) | ${receiver.rejected()} |`,
       `| Deliveries in the database at the end | ${states.map((s) => `${s.n} ${s.status}`).join(', ')} |`,
       '',
