@@ -48,7 +48,7 @@ import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 import { basic, request, ServedProcess } from '../test/faults/served-process.js';
 import { ACME, loadStandardFixture, USERS } from '../test/helpers/fixtures.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
-import { cpuMsOf, postgresBackendsOf } from './server-process.js';
+import { cpuMsOf, postgresBackendsOf, processTree } from './server-process.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 10_000);
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     // sampled every 250 ms: CPU per delivery is the figure a loaded machine does not distort much.
     const cpu = new Map<string, number>();
     const sampleCpu = async () => {
-      for (const s of servers) if (s.alive) cpu.set(`serve ${s.child.pid}`, Math.max(cpu.get(`serve ${s.child.pid}`) ?? 0, cpuMsOf(s.child.pid!)));
+      for (const s of servers) if (s.alive) for (const pid of processTree(s.child.pid!)) cpu.set(`serve ${pid}`, Math.max(cpu.get(`serve ${pid}`) ?? 0, cpuMsOf(pid)));
       for (const pid of await postgresBackendsOf(databaseUrl, 'certdesk-bench-webhooks').catch(() => [])) cpu.set(`pg ${pid}`, Math.max(cpu.get(`pg ${pid}`) ?? 0, cpuMsOf(pid)));
     };
     await sampleCpu();

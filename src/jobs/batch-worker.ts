@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import type { BatchJobHandler } from '../domain/background/job-handler.js';
 import type { Db } from '../storage/database.js';
 import { isDatabaseUnavailable } from '../storage/database-availability.js';
-import { claimJobs, completeJobs, failJob, renewLeases, retryJob, type JobRow } from './job.repository.js';
+import { claimJobsByIndex, completeJobs, failJob, renewLeases, retryJob, type JobRow } from './job.repository.js';
 import { DEFAULT_RETRY_SCHEDULE, fullJitterBackoff } from './retry-schedule.js';
 import { DEFAULT_LEASE_MS, type JobObserver } from './worker.js';
 
@@ -69,7 +69,7 @@ export class BatchWorker {
   private async claimBatch(): Promise<number> {
     const free = this.options.concurrency - this.held.size;
     if (free <= 0) return 0;
-    const jobs = await claimJobs(this.options.db, this.id, [this.options.kind], Math.min(free, this.batchSize), this.leaseMs);
+    const jobs = await claimJobsByIndex(this.options.db, this.id, this.options.kind, Math.min(free, this.batchSize), this.leaseMs);
     if (jobs.length === 0) return 0;
     for (const job of jobs) this.held.set(Number(job.id), job);
     const started = performance.now();
