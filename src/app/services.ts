@@ -36,6 +36,7 @@ import { JobRuntime } from '../jobs/job-runtime.js';
 import type { DeliverySchedule } from '../domain/webhooks/delivery.js';
 import { WebhookSender } from '../integrations/webhook-sender/webhook-sender.js';
 import { countJobs } from '../jobs/job.repository.js';
+import { countWebhookBacklog } from '../domain/webhooks/webhook.repository.js';
 import { clusterMetricsRenderer } from '../cluster/cluster-metrics.js';
 import { isClusterWorker } from '../cluster/serve-cluster.js';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
@@ -140,6 +141,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   const ownMetrics = input.metrics ?? createServiceMetrics({ instance: config.instanceName });
   ownMetrics.observeDatabase(database);
   ownMetrics.observeJobQueue(() => countJobs(db));
+  ownMetrics.observeWebhooks(() => countWebhookBacklog(db));
   // In a `serve --workers N` worker, /metrics shows the whole cluster (summed by the primary).
   const metrics: ServiceMetrics = isClusterWorker() ? { ...ownMetrics, render: clusterMetricsRenderer(ownMetrics.registry) } : ownMetrics;
   const oauth = await startOAuthServices({ db, config, log, limiter: limiters.tokenEndpoint, tuning: input.oauth });
@@ -172,6 +174,10 @@ export async function createServices(input: ServiceInput): Promise<Services> {
       masterKey: config.masterKey,
       schedule: input.webhooks?.schedule,
       random: input.webhooks?.random,
+      observer: {
+        attempted: (outcome, seconds) => ownMetrics.recordWebhookDelivery(outcome, seconds),
+        dropped: (reason) => ownMetrics.recordWebhookDropped(reason),
+      },
     },
   });
   // On PostgreSQL every instance hears what the others change (storage/notifications.ts): queued jobs wake

@@ -6,14 +6,15 @@ import { analysisChecks } from '../domain/analysis/checks.js';
 import type { DetectionService } from '../domain/analysis/detection/detection-protocol.js';
 import { analyzeOrderJob, type AnalysisDeps } from '../domain/analysis/pipeline.js';
 import { ANALYZE_ORDER_JOB, CLEANUP_JOB, DELIVER_WEBHOOK_JOB } from '../domain/background/job-kinds.js';
-import { deliverWebhookJob, type DeliveryDeps } from '../domain/webhooks/delivery.js';
+import { webhookJobHandlers, type DeliveryDeps, type WebhookJobHandlers } from '../domain/webhooks/delivery.js';
+import { BatchWorker } from './batch-worker.js';
 import { cleanupJob } from '../domain/intake/cleanup.js';
 import type { Clock } from '../domain/time/clock.js';
 import type { Db } from '../storage/database.js';
 import type { ObjectStorage } from '../storage/object-storage/index.js';
 import { enqueueJob } from './job-queue.js';
 import { Worker, type JobHandler, type JobObserver, type WorkerOptions } from './worker.js';
-import type { RetrySchedule } from './retry-schedule.js';
+import { fullJitterBackoff, type RetrySchedule } from './retry-schedule.js';
 
 export interface JobRuntimeDeps {
   db: Db;
@@ -38,22 +39,48 @@ export interface JobRuntimeDeps {
 
 const CLEANUP_EVERY_MS = 10 * 60_000;
 
-export function jobHandlers(deps: JobRuntimeDeps): Record<string, JobHandler> {
+export function jobHandlers(deps: JobRuntimeDeps, webhooks: WebhookJobHandlers | null = deps.webhooks ? webhookJobHandlers({ db: deps.db, ...deps.webhooks }) : null): Record<string, JobHandler> {
   return {
     [ANALYZE_ORDER_JOB]: analyzeOrderJob({ db: deps.db, clock: deps.clock, storage: deps.storage, decoder: deps.decoder, checks: deps.checks ?? analysisChecks({ db: deps.db, detection: deps.detection ?? null }) }),
     [CLEANUP_JOB]: cleanupJob(deps),
-    ...(deps.webhooks ? { [DELIVER_WEBHOOK_JOB]: deliverWebhookJob({ db: deps.db, ...deps.webhooks }) } : {}),
+    ...(webhooks ? { [DELIVER_WEBHOOK_JOB]: webhooks.single } : {}),
   };
 }
 
+/**
+ * Webhook deliveries are many and short (a request each): a BatchWorker of their own claims them in
+ * batches and records them in batches, up to this many at once per process (the per-endpoint bound of
+ * delivery.ts still holds), polling this often when idle (a delivery queued by this process wakes it).
+ */
+export const WEBHOOK_DELIVERY_CONCURRENCY = 64;
+export const WEBHOOK_DELIVERY_POLL_MS = 100;
+
 export class JobRuntime {
   readonly worker: Worker;
+  /** The deliveries' loop (absent without webhooks); the Worker's loop leaves their kind to it. */
+  readonly deliveries: BatchWorker | null;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: JobRuntimeDeps) {
+    const webhooks = deps.webhooks ? webhookJobHandlers({ db: deps.db, ...deps.webhooks }) : null;
+    this.deliveries = webhooks
+      ? new BatchWorker({
+          db: deps.db,
+          kind: DELIVER_WEBHOOK_JOB,
+          handler: webhooks.batch,
+          concurrency: WEBHOOK_DELIVERY_CONCURRENCY,
+          pollMs: Math.min(WEBHOOK_DELIVERY_POLL_MS, deps.worker?.pollMs ?? WEBHOOK_DELIVERY_POLL_MS),
+          leaseMs: deps.worker?.leaseMs,
+          backoffMs: deps.worker?.backoffMs ?? (deps.retry ? fullJitterBackoff(deps.retry) : undefined),
+          onError: deps.onError,
+          observer: deps.observer,
+          workerId: deps.worker?.workerId ? `${deps.worker.workerId}-deliveries` : undefined,
+        })
+      : null;
     this.worker = new Worker({
       db: deps.db,
-      handlers: jobHandlers(deps),
+      handlers: jobHandlers(deps, webhooks),
+      loopExcludes: webhooks ? [DELIVER_WEBHOOK_JOB] : [],
       concurrency: deps.concurrency,
       onError: deps.onError,
       retry: deps.retry,
@@ -68,6 +95,7 @@ export class JobRuntime {
 
   start(): void {
     this.worker.start();
+    this.deliveries?.start();
     this.scheduleCleanup();
     this.timer = setInterval(() => this.scheduleCleanup(), CLEANUP_EVERY_MS);
     this.timer.unref();
@@ -75,10 +103,11 @@ export class JobRuntime {
 
   nudge(): void {
     this.worker.nudge();
+    this.deliveries?.nudge();
   }
 
   async stop(graceMs?: number): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.worker.stop(graceMs);
+    await Promise.all([this.worker.stop(graceMs), this.deliveries?.stop(graceMs)]);
   }
 }

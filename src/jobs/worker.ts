@@ -49,6 +49,8 @@ export interface WorkerOptions {
   onError?: (err: unknown) => void;
   observer?: JobObserver;
   workerId?: string;
+  /** Kinds the polling loop leaves to another loop (the BatchWorker of deliveries); `runDue()` still runs them. */
+  loopExcludes?: readonly string[];
 }
 
 export const DEFAULT_LEASE_MS = 60_000;
@@ -80,6 +82,11 @@ export class Worker {
 
   private get kinds(): string[] {
     return Object.keys(this.options.handlers);
+  }
+
+  private get loopKinds(): string[] {
+    const excluded = this.options.loopExcludes ?? [];
+    return this.kinds.filter((kind) => !excluded.includes(kind));
   }
 
   /**
@@ -178,7 +185,7 @@ export class Worker {
           if (free > 0) {
             // One job per claim, the loop claiming again at once while slots are free: a burst of jobs
             // spreads over every instance woken with this one instead of filling its free slots at once.
-            const jobs = await claimJobs(this.options.db, this.id, this.kinds, 1, this.leaseMs);
+            const jobs = await claimJobs(this.options.db, this.id, this.loopKinds, 1, this.leaseMs);
             claimed = jobs.length;
             for (const job of jobs) {
               void this.track(this.execute(job)).then(() => this.nudge());

@@ -38,8 +38,23 @@ export interface ServiceMetrics {
   recordJobAttempt(kind: string, outcome: string, seconds: number): void;
   /** Reads the job queue's counts at every scrape (one cheap query; a failed read leaves the gauges out). */
   observeJobQueue(read: () => Promise<JobQueueCount[]>): void;
+  /** One webhook delivery attempt, by outcome (`success`, `failure`, `disabled`: the failure disabled its endpoint), with the request's duration. */
+  recordWebhookDelivery(outcome: string, seconds: number): void;
+  /** A pending delivery dropped without a request (`endpoint_deleted`, `endpoint_disabled`). */
+  recordWebhookDropped(reason: string): void;
+  /** Reads the deliveries pending and the endpoints disabled at every scrape (a failed read leaves the gauges out). */
+  observeWebhooks(read: () => Promise<WebhookBacklog>): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Webhook figures read at scrape time (src/domain/webhooks/webhook.repository.ts `countWebhookBacklog`). */
+export interface WebhookBacklog {
+  /** Deliveries not yet settled (the outbox's backlog), and of them those due now. */
+  pending: number;
+  due: number;
+  /** Endpoints disabled (by the service after a 410 or three days of failures, or by their administrators). */
+  endpointsDisabled: number;
 }
 
 export interface ServiceMetricsOptions {
@@ -54,6 +69,8 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 /** Job attempt durations in seconds: a cleanup pass (~10 ms) to a large PSD behind a slow detection service. */
 const JOB_DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** Webhook request durations in seconds: a receiver next door (~1 ms) to the 15 s deadline. */
+const WEBHOOK_LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
 const JOB_GAUGE_STATES = ['waiting', 'scheduled', 'running', 'failed'] as const;
 
 export function createServiceMetrics(options: ServiceMetricsOptions = {}): ServiceMetrics {
@@ -147,6 +164,62 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
   });
 
+  const webhookDeliveries = new Counter({
+    name: 'certdesk_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: success (2xx), failure (anything else; retried), disabled (a 410, or the last failure of three days: the endpoint was disabled).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookLatency = new Histogram({
+    name: 'certdesk_webhook_delivery_duration_seconds',
+    help: 'Time from sending a webhook request to its answer (or its failure), by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: WEBHOOK_LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const webhookDropped = new Counter({
+    name: 'certdesk_webhook_deliveries_dropped_total',
+    help: 'Pending webhook deliveries dropped without a request, by reason: endpoint_deleted, endpoint_disabled.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const outcome of ['success', 'failure', 'disabled']) webhookDeliveries.inc({ outcome }, 0);
+  let readWebhooks: (() => Promise<WebhookBacklog>) | null = null;
+  // One read serves both gauges of a scrape.
+  let webhookRead: Promise<WebhookBacklog | null> | null = null;
+  const webhookFigures = () => {
+    if (!readWebhooks) return Promise.resolve(null);
+    webhookRead ??= readWebhooks()
+      .catch(() => null)
+      .finally(() => setImmediate(() => (webhookRead = null)));
+    return webhookRead;
+  };
+  new Gauge({
+    name: 'certdesk_webhook_deliveries_pending',
+    help: 'Webhook deliveries not yet settled (the outbox backlog), by state: due (waiting to be sent now) or scheduled (waiting for a retry backoff).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    aggregator: 'max', // every process reads the same table
+    async collect() {
+      const figures = await webhookFigures();
+      this.reset();
+      if (!figures) return;
+      this.set({ state: 'due' }, figures.due);
+      this.set({ state: 'scheduled' }, figures.pending - figures.due);
+    },
+  });
+  new Gauge({
+    name: 'certdesk_webhook_endpoints_disabled',
+    help: 'Webhook endpoints disabled (after a 410 or three days of failures, or by their administrators).',
+    registers: [registry],
+    aggregator: 'max',
+    async collect() {
+      const figures = await webhookFigures();
+      this.reset();
+      if (figures) this.set(figures.endpointsDisabled);
+    },
+  });
+
   let database: DatabaseHandle | null = null;
   new Gauge({
     name: 'certdesk_db_pool_connections',
@@ -208,6 +281,14 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
     observeJobQueue(read) {
       readJobQueue = read;
+    },
+    recordWebhookDelivery(outcome, seconds) {
+      webhookDeliveries.inc({ outcome });
+      webhookLatency.observe({ outcome }, seconds);
+    },
+    recordWebhookDropped: (reason) => webhookDropped.inc({ reason }),
+    observeWebhooks(read) {
+      readWebhooks = read;
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -167,6 +167,11 @@ export class HostileClient {
     return { authorization: `Bearer ${this.token}` };
   }
 
+  /** The access token (admin, read and write scopes), for requests this class does not make. */
+  get bearer(): string {
+    return this.token;
+  }
+
   /** Uploads `bytes` and creates an order of them in project Zeta; returns the order id. */
   async order(bytes: Buffer, fileName: string): Promise<string> {
     const ticket = await request(this.base, false, {

@@ -1,7 +1,9 @@
 /**
  * A real local webhook receiver for tests: records every request (headers and raw body) and answers by
  * path: `/ok` 200, `/fail` 500, `/gone` 410, `/redirect` 302 to `/ok`, `/hang` never answers, `/huge` 200
- * with an endless body.
+ * with an endless body, `/gigabyte` 200 with a 1 GiB body made lazily (64 KiB at a time, as the socket
+ * drains: nothing near 1 GiB is ever allocated), counting what it managed to write in `bytesSent`; `/held`
+ * 200, or no answer while `holding` is set (until `release()`).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +19,14 @@ export interface Receiver {
   received: ReceivedRequest[];
   /** The most requests to one path that were open at the same time. */
   maxOpen: Map<string, number>;
+  /** `/held`: while true, requests are recorded and left unanswered (a delivery in flight, on purpose). */
+  holding: boolean;
+  /** Stops holding: every held request that still has a connection is answered 200. */
+  release(): void;
+  /** Requests held now. */
+  held(): number;
+  /** Body bytes the receiver wrote, by path (`/gigabyte`). */
+  bytesSent: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -25,6 +35,9 @@ export async function startReceiver(): Promise<Receiver> {
   const hanging = new Set<http.ServerResponse>();
   const open = new Map<string, number>();
   const maxOpen = new Map<string, number>();
+  const bytesSent = new Map<string, number>();
+  const heldNow = new Set<http.ServerResponse>();
+  const state = { holding: false };
   const server = http.createServer((req, res) => {
     const key = req.url ?? '/';
     open.set(key, (open.get(key) ?? 0) + 1);
@@ -42,12 +55,34 @@ export async function startReceiver(): Promise<Receiver> {
       else if (route === '/gone') res.writeHead(410).end('gone');
       else if (route === '/redirect') res.writeHead(302, { location: '/ok' }).end();
       else if (route === '/hang') hanging.add(res);
+      else if (route === '/held') {
+        if (!state.holding) res.writeHead(200).end('thanks');
+        else {
+          heldNow.add(res);
+          res.on('close', () => heldNow.delete(res));
+        }
+      }
       else if (route === '/huge') {
         res.writeHead(200, { 'content-type': 'text/plain' });
         const chunk = Buffer.alloc(64 * 1024, 'x');
         const pump = () => {
           while (!res.destroyed && res.write(chunk));
           if (!res.destroyed) res.once('drain', pump);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      } else if (route === '/gigabyte') {
+        const total = 2 ** 30;
+        const chunk = Buffer.alloc(64 * 1024, 'y');
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(total) });
+        let sent = 0;
+        const pump = () => {
+          while (!res.destroyed && sent < total) {
+            sent += chunk.length;
+            bytesSent.set(path, sent);
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          if (!res.destroyed) res.end();
         };
         res.on('close', () => res.removeAllListeners('drain'));
         pump();
@@ -60,8 +95,21 @@ export async function startReceiver(): Promise<Receiver> {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     received,
     maxOpen,
+    bytesSent,
+    get holding() {
+      return state.holding;
+    },
+    set holding(on: boolean) {
+      state.holding = on;
+    },
+    release() {
+      state.holding = false;
+      for (const res of heldNow) if (!res.destroyed) res.writeHead(200).end('thanks');
+      heldNow.clear();
+    },
+    held: () => heldNow.size,
     close: async () => {
-      for (const res of hanging) res.destroy();
+      for (const res of [...hanging, ...heldNow]) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

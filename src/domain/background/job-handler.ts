@@ -58,3 +58,13 @@ export class PermanentJobError extends Error {
 export function isPermanentJobError(err: unknown): err is PermanentJobError {
   return err instanceof PermanentJobError;
 }
+
+/**
+ * A kind whose jobs are claimed and prepared many at a time (src/jobs/batch-worker.ts): `prepare` reads
+ * what every claimed job needs in one go and returns one function per job (same order) that does the
+ * job's work; each finishes on its own, and the queue records finished jobs in batches. A function that
+ * throws is retried like a `JobHandler` that throws. Webhook deliveries run this way (thousands a second).
+ */
+export interface BatchJobHandler {
+  prepare(jobs: readonly JobInfo[], signal: AbortSignal): Promise<Array<() => Promise<void>>>;
+}

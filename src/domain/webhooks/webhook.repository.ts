@@ -182,6 +182,22 @@ export interface PendingDelivery {
   expired: boolean;
 }
 
+/** `loadDelivery` for many deliveries in one read; a delivery that no longer exists is absent from the map. */
+export async function loadDeliveries(db: Executor, deliveryIds: readonly string[], retryWindowMs: number): Promise<Map<string, PendingDelivery>> {
+  const ids = deliveryIds.filter(isUuid);
+  if (ids.length === 0) return new Map();
+  const result = await sql<PendingDelivery>`
+    SELECT d.id::text AS id, d.endpoint_id::text AS endpoint_id, d.status, d.attempts, w.url, w.status AS endpoint_status, w.secret,
+           CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret,
+           e.event_id::text AS event_id, e.payload,
+           d.created_at + ${retryWindowMs}::bigint * interval '1 millisecond' <= now() AS expired
+    FROM webhook_deliveries d
+    JOIN webhook_endpoints w ON w.id = d.endpoint_id
+    JOIN webhook_events e ON e.event_id = d.event_id
+    WHERE d.id = ANY(${`{${ids.join(',')}}`}::uuid[])`.execute(db);
+  return new Map(result.rows.map((r) => [r.id, r]));
+}
+
 export async function loadDelivery(db: Executor, deliveryId: string, retryWindowMs: number): Promise<PendingDelivery | undefined> {
   const result = await sql<PendingDelivery>`
     SELECT d.id::text AS id, d.endpoint_id::text AS endpoint_id, d.status, d.attempts, w.url, w.status AS endpoint_status, w.secret,
@@ -220,6 +236,49 @@ export async function recordAttempt(db: Executor, deliveryId: string, attempt: A
     INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at)
     SELECT ${DELIVER_WEBHOOK_JOB}::text, jsonb_build_object('delivery_id', d.id), d.next_attempt_at, 5, now() FROM d
     WHERE ${attempt.status === 'pending'}`.execute(db);
+}
+
+/**
+ * `recordAttempt` for many deliveries in one statement (the batched outcomes of 2xx and retries): the input
+ * travels as one JSON array, which reads the same on PostgreSQL and PGlite.
+ */
+export async function recordAttempts(db: Executor, attempts: ReadonlyArray<AttemptRecord & { deliveryId: string }>): Promise<void> {
+  if (attempts.length === 0) return;
+  const input = JSON.stringify(
+    attempts.map((a) => ({
+      id: a.deliveryId,
+      status: a.status,
+      response_status: a.responseStatus,
+      latency_ms: Math.round(a.latencyMs),
+      excerpt: a.excerpt === null ? null : a.excerpt.slice(0, 1024),
+      retry_ms: a.retryInMs === null ? null : Math.max(0, Math.round(a.retryInMs)),
+    })),
+  );
+  await sql`
+    WITH i AS (
+      SELECT * FROM jsonb_to_recordset(${input}::jsonb) AS t(id uuid, status text, response_status integer, latency_ms integer, excerpt text, retry_ms bigint)),
+    d AS (
+      UPDATE webhook_deliveries w SET status = i.status, attempts = w.attempts + 1, last_attempt_at = now(),
+        next_attempt_at = CASE WHEN i.retry_ms IS NULL THEN NULL ELSE now() + i.retry_ms * interval '1 millisecond' END,
+        response_status = i.response_status, latency_ms = i.latency_ms, response_excerpt = i.excerpt
+      FROM i WHERE w.id = i.id AND w.status = 'pending'
+      RETURNING w.id, w.status, w.next_attempt_at)
+    INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at)
+    SELECT ${DELIVER_WEBHOOK_JOB}::text, jsonb_build_object('delivery_id', d.id), d.next_attempt_at, 5, now() FROM d
+    WHERE d.status = 'pending'`.execute(db);
+}
+
+/**
+ * The outbox backlog and disabled endpoints, for /metrics: the pending deliveries are read through their
+ * partial index (migrations/0012), so a scrape costs the backlog's size, not the history's.
+ */
+export async function countWebhookBacklog(db: Executor): Promise<{ pending: number; due: number; endpointsDisabled: number }> {
+  const result = await sql<{ pending: string | number; due: string | number; disabled: string | number }>`
+    SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS pending,
+           (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()) AS due,
+           (SELECT count(*) FROM webhook_endpoints WHERE status = 'disabled') AS disabled`.execute(db);
+  const row = result.rows[0]!;
+  return { pending: Number(row.pending), due: Number(row.due), endpointsDisabled: Number(row.disabled) };
 }
 
 /** Disables an endpoint with the reason its administrators see. */
