@@ -2089,7 +2089,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    description?: string | null;
+                    description?: null | string;
                     /** @description The events sent to the endpoint. */
                     events?: ("order.created" | "order.state_changed" | "certificate.issued" | "certificate.revoked")[];
                     /** @description `disabled`: no event is sent (by a user, or by the service after a 410 or 3 days of failures). */
