@@ -182,16 +182,17 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   });
   // On PostgreSQL every instance hears what the others change (storage/notifications.ts): queued jobs wake
   // every worker, so jobs spread over the fleet instead of staying with the instance that queued them, and a
-  // changed API client is forgotten by every client cache at once. Embedded PGlite is one process: none.
+  // changed API client is forgotten by every client cache at once (the public certificate cache subscribes
+  // on the same connection, below). Embedded PGlite is one process: none.
   const notifications = database.notifications ?? null;
   const unsubscribe: Array<() => void> = [];
   if (notifications) {
     notifications.onError = (err) => {
       // An outage is the outage log's (one line); anything else is one line without a stack.
-      if (!isDatabaseUnavailable(err)) log.warn({ reason: describeFailure(err) }, 'database notifications interrupted; polling until they are back');
+      if (!isDatabaseUnavailable(err)) log.warn({ reason: describeFailure(err) }, 'database notifications interrupted; jobs are polled and public certificates read from the database until they are back');
     };
     unsubscribe.push(await notifications.subscribe(JOBS_CHANNEL, () => jobs.nudge()));
-    // null after a reconnect: whatever changed meanwhile is unknown, so every entry goes.
+    // null when the connection is lost and after a reconnect: whatever changed meanwhile is unknown, so every entry goes.
     unsubscribe.push(await notifications.subscribe(CLIENT_ACCESS_CHANNEL, (clientId) => (clientId ? oauth.clients.invalidate(clientId) : oauth.clients.clear())));
   }
   const stopOutageLog = logDatabaseOutages(database, log);
@@ -206,7 +207,6 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     maxBytes: config.publicCertificateCacheMb * 1024 * 1024,
     ttlMs: config.publicCertificateCacheTtlSeconds * 1000,
     clock: input.publicCertificateClock,
-    onListenerError: (err) => log.warn({ err }, 'certificate change listener lost; public certificates are read from the database until it is back'),
   });
   let closed: Promise<void> | null = null;
   return {

@@ -6,11 +6,12 @@
  * How stale an answer may be (docs/certificates.md, "Caching"):
  * - Every change to a certificate row is announced by PostgreSQL (`certdesk_certificate_changed`, the
  *   trigger of migration 0011) whoever made it: any instance, the CLI, plain SQL. Each process LISTENs
- *   (src/storage/change-listener.ts) and drops the certificate at once: a revocation reaches every
- *   instance within the notification's delivery, milliseconds.
- * - Memory is used only while that listener is healthy (a heartbeat answered within the last second).
- *   When it is not, every request reads the database; when its connection breaks, the cache is emptied
- *   (notifications may have been missed) before it is used again. Stale answers therefore cannot outlive
+ *   on its one listening connection (src/storage/notifications.ts, owned by the database handle) and
+ *   drops the certificate at once: a revocation reaches every instance within the notification's
+ *   delivery, milliseconds.
+ * - Memory is used only while that listener is healthy (a heartbeat answered within the last second, sent
+ *   after the channel's LISTEN). When it is not, every request reads the database; when its connection
+ *   breaks, the cache is emptied (notifications may have been missed), and again once it listens anew. Stale answers therefore cannot outlive
  *   a broken listener by more than its liveness bound (1 s).
  * - An answer is never served more than `ttlMs` after it was read, whatever happened (the safety net for
  *   what no notification covers, e.g. a restore of the table with triggers disabled).
@@ -25,7 +26,6 @@ import { LRUCache } from 'lru-cache';
 import { systemClock, type Clock } from '../clock.js';
 import type { PublicCertificateT } from '../contract/certificate-schemas.js';
 import { findPublicCertificates, isCertificateId, toPublicCertificateObject, type CertificateRow } from '../domain/certificates/index.js';
-import { ChangeListener } from '../storage/change-listener.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { renderBadge } from '../web/certificate-badge.js';
 
@@ -227,40 +227,46 @@ export class PublicCertificateCache {
 }
 
 export interface OpenPublicCertificateCacheInput {
-  /** On PostgreSQL, the change listener connects where the handle's pool does. */
-  database: Pick<DatabaseHandle, 'db' | 'kind' | 'pgPool'>;
+  /** On PostgreSQL, the cache listens through the handle's notifications (its one listening connection). */
+  database: Pick<DatabaseHandle, 'db' | 'kind' | 'notifications'>;
   maxBytes: number;
   ttlMs: number;
+  /** The entries' TTL. The listener's health is measured on the notifications' own clock. */
   clock?: Clock;
-  onListenerError?: (err: Error) => void;
 }
 
-/** The composition root's cache: a change listener on PostgreSQL (started on first use), none on PGlite. */
+/**
+ * The composition root's cache: on PostgreSQL it subscribes to certificate changes through the database
+ * handle's notifications (on first use) and keeps their heartbeat running; on PGlite nothing is kept.
+ */
 export function openPublicCertificateCache(input: OpenPublicCertificateCacheInput): { cache: PublicCertificateCache; close: () => Promise<void> } {
   const clock = input.clock ?? systemClock;
   const db = input.database.db;
   const loadMany = (ids: string[]) => findPublicCertificates(db, ids);
-  const connectionString = input.database.pgPool?.options.connectionString;
-  if (input.database.kind !== 'postgres' || !connectionString || input.maxBytes <= 0) {
+  const notifications = input.database.kind === 'postgres' ? (input.database.notifications ?? null) : null;
+  if (!notifications || input.maxBytes <= 0) {
     return { cache: new PublicCertificateCache({ loadMany, clock, ttlMs: input.ttlMs, maxBytes: 0, feed: null }), close: async () => undefined };
   }
-  let listener: ChangeListener | null = null;
+  let started = false;
   let closed = false;
+  let releaseHeartbeat: (() => void) | null = null;
+  let unsubscribe: (() => void) | null = null;
   const feed: ChangeFeedHealth = {
-    isHealthy(now) {
-      // Started by the first public lookup, so CLI commands that build the services never open it.
-      if (!listener && !closed) {
-        listener = new ChangeListener({
-          connectionString,
-          channel: CERTIFICATE_CHANGES_CHANNEL,
-          clock,
-          onChange: (id) => cache.invalidate(id),
-          onReset: () => cache.clear(),
-          onError: input.onListenerError,
-        });
-        listener.start();
+    isHealthy() {
+      // Started by the first public lookup, so CLI commands that build the services never listen.
+      if (!started && !closed) {
+        started = true;
+        releaseHeartbeat = notifications.requireHeartbeat();
+        // null: a reset (the connection was lost, or listens again): anything may have changed meanwhile.
+        void notifications
+          .subscribe(CERTIFICATE_CHANGES_CHANNEL, (id) => (id === null ? cache.clear() : cache.invalidate(id)))
+          .then((stop) => {
+            if (closed) stop();
+            else unsubscribe = stop;
+          }, (err: unknown) => notifications.onError(err));
       }
-      return listener?.isHealthy(now) ?? false;
+      // The heartbeat's own clock (the cache's may be a test's), and only once this channel listens.
+      return notifications.isHealthy(notifications.clock(), CERTIFICATE_CHANGES_CHANNEL);
     },
   };
   const cache: PublicCertificateCache = new PublicCertificateCache({ loadMany, clock, ttlMs: input.ttlMs, maxBytes: input.maxBytes, feed });
@@ -268,7 +274,8 @@ export function openPublicCertificateCache(input: OpenPublicCertificateCacheInpu
     cache,
     close: async () => {
       closed = true;
-      await (listener as ChangeListener | null)?.close();
+      (unsubscribe as (() => void) | null)?.();
+      (releaseHeartbeat as (() => void) | null)?.();
     },
   };
 }
