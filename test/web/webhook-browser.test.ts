@@ -5,7 +5,9 @@
  * that the receiver gets signed with that secret, sees the delivery in the log with its status and
  * response code, rotates the secret (the note on the 24 hours), disables and deletes the endpoint. The
  * background worker is not started: the test runs the due jobs (the real delivery job) when it wants the
- * event sent. The endpoint page is saved to docs/screenshots/webhooks.png.
+ * event sent. The endpoint page is saved to test-output/screenshots/webhooks.png, or to
+ * $CERTDESK_SCREENSHOTS_DIR/webhooks.png when set (how docs/screenshots/webhooks.png is made: a test run never
+ * changes the committed tree).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -22,9 +24,9 @@ import { freePort } from '../helpers/free-port.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { buildWebApp } from './web-test-helpers.js';
 
-const DOC_SCREENSHOT = path.resolve('docs/screenshots/webhooks.png');
 /** The other steps' pictures, for looking at (gitignored like the other browser suites'). */
 const SCREENSHOTS = path.resolve('test-output/screenshots');
+const DOC_SCREENSHOT = path.join(process.env.CERTDESK_SCREENSHOTS_DIR ? path.resolve(process.env.CERTDESK_SCREENSHOTS_DIR) : SCREENSHOTS, 'webhooks.png');
 
 after(removeTemporaryObjectStorages);
 
