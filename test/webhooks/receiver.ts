@@ -17,7 +17,11 @@ export interface ReceivedRequest {
 export interface Receiver {
   url(path: string): string;
   received: ReceivedRequest[];
-  /** The most requests to one path that were open at the same time. */
+  /**
+   * The most requests to one path that were open at the same time, not counting a request that arrived
+   * more than `clientTimeoutMs` before (its sender has given up on it by then, though this server may see
+   * the connection close a little later on a loaded machine).
+   */
   maxOpen: Map<string, number>;
   /** `/held`: while true, requests are recorded and left unanswered (a delivery in flight, on purpose). */
   holding: boolean;
@@ -30,19 +34,30 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+export interface ReceiverOptions {
+  /** The senders' request deadline, when they have one (maxOpen). */
+  clientTimeoutMs?: number;
+}
+
+export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
+  const clientTimeoutMs = options.clientTimeoutMs ?? Number.POSITIVE_INFINITY;
   const received: ReceivedRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
-  const open = new Map<string, number>();
+  /** The requests open now, by path, each with its arrival time (performance.now()). */
+  const open = new Map<string, Set<{ arrived: number }>>();
   const maxOpen = new Map<string, number>();
   const bytesSent = new Map<string, number>();
   const heldNow = new Set<http.ServerResponse>();
   const state = { holding: false };
   const server = http.createServer((req, res) => {
     const key = req.url ?? '/';
-    open.set(key, (open.get(key) ?? 0) + 1);
-    maxOpen.set(key, Math.max(maxOpen.get(key) ?? 0, open.get(key)!));
-    res.on('close', () => open.set(key, open.get(key)! - 1));
+    const request = { arrived: performance.now() };
+    const openHere = open.get(key) ?? new Set<{ arrived: number }>();
+    open.set(key, openHere);
+    openHere.add(request);
+    const stillWanted = [...openHere].filter((r) => r.arrived > request.arrived - clientTimeoutMs).length;
+    maxOpen.set(key, Math.max(maxOpen.get(key) ?? 0, stillWanted));
+    res.on('close', () => openHere.delete(request));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

@@ -18,26 +18,21 @@ import { buildTestApp } from '../helpers/app.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { GLOBEX, USERS } from '../helpers/fixtures.js';
 import { pngBytes } from '../helpers/images.js';
-import { apiTestConfig, obtainToken, startApi, type Api } from '../http/api-harness.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { apiTestConfig, obtainToken, type Api } from '../http/api-harness.js';
+import type { Receiver } from './receiver.js';
+import { startWebhookTestApi, type WebhookTestApi } from './webhook-harness.js';
 
 describeOnEachDatabase('webhook faults', (getDb) => {
   let api: Api & { dir: string };
   let receiver: Receiver;
+  let started: WebhookTestApi;
 
   before(async () => {
-    receiver = await startReceiver();
-    api = await startApi(
-      getDb(),
-      undefined,
-      // Short deadline and retry waits: the receivers fail on purpose.
-      { webhooks: { timeoutMs: 300, schedule: { baseMs: 5, capMs: 20, windowMs: 3 * 24 * 3_600_000 } } },
-      { WEBHOOK_ALLOW_PRIVATE: 'true' },
-    );
+    started = await startWebhookTestApi(getDb());
+    ({ api, receiver } = started);
   });
   after(async () => {
-    await api?.close();
-    await receiver?.close();
+    await started?.close();
   });
 
   const call = (method: 'POST' | 'GET' | 'PATCH' | 'DELETE', url: string, as: keyof Api['tokens'], payload?: unknown) =>

@@ -18,8 +18,9 @@ import { certifyOrder, createOrderWithAsset, TEST_REVIEWER } from '../helpers/ce
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { ACME } from '../helpers/fixtures.js';
 import { pngBytes } from '../helpers/images.js';
-import { startApi, type Api } from '../http/api-harness.js';
-import { startReceiver, type Receiver, type ReceivedRequest } from './receiver.js';
+import type { Api } from '../http/api-harness.js';
+import type { Receiver, ReceivedRequest } from './receiver.js';
+import { startWebhookTestApi, type WebhookTestApi } from './webhook-harness.js';
 
 const ALL_EVENTS = ['order.created', 'order.state_changed', 'certificate.issued', 'certificate.revoked'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -27,21 +28,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describeOnEachDatabase('webhooks', (getDb) => {
   let api: Api;
   let receiver: Receiver;
+  let started: WebhookTestApi;
 
   before(async () => {
-    receiver = await startReceiver();
-    api = await startApi(
-      getDb(),
-      undefined,
-      // Short deadline and retry waits: the test's receivers hang or fail on purpose.
-      { webhooks: { timeoutMs: 300, schedule: { baseMs: 5, capMs: 20, windowMs: 3 * 24 * 3_600_000 } } },
-      // More worker slots than the per-endpoint bound, so that bound is what holds a slow endpoint back.
-      { WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_CONCURRENCY: '10' },
-    );
+    // More worker slots than the per-endpoint bound, so that bound is what holds a slow endpoint back.
+    started = await startWebhookTestApi(getDb(), { WORKER_CONCURRENCY: '10' });
+    ({ api, receiver } = started);
   });
   after(async () => {
-    await api?.close();
-    await receiver?.close();
+    await started?.close();
   });
 
   const call = (method: 'POST' | 'GET' | 'PATCH' | 'DELETE', url: string, as: keyof Api['tokens'], payload?: unknown) =>
@@ -291,8 +286,11 @@ describeOnEachDatabase('webhooks', (getDb) => {
     await sql`UPDATE webhook_events SET created_at = now() - interval '31 days' WHERE payload -> 'data' ->> 'order_id' = ${orderId}`.execute(db);
     const remaining = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM webhook_events WHERE payload -> 'data' ->> 'order_id' = ${orderId}`.execute(db)).rows[0]!.n);
     assert.equal(await deleteSettledWebhookEvents(db, WEBHOOK_EVENT_RETENTION_MS), 0, 'the failing endpoint still has it pending');
-    await sql`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id = ${failing.id}::uuid`.execute(db);
-    assert.equal(await deleteSettledWebhookEvents(db, WEBHOOK_EVENT_RETENTION_MS), 1);
+    // Failed for good; again until no attempt that was in flight writes it back to pending.
+    await until(async () => {
+      await sql`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id = ${failing.id}::uuid`.execute(db);
+      return (await deleteSettledWebhookEvents(db, WEBHOOK_EVENT_RETENTION_MS)) === 1;
+    }, 'the event forgotten once its last delivery failed for good');
     assert.equal(await remaining(), 0);
     assert.deepEqual((await deliveriesOf(ok.id)).deliveries, []);
     for (const e of [ok, failing]) await call('DELETE', `/v1/webhook-endpoints/${e.id}`, 'admin');
