@@ -169,6 +169,9 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     // The worker id names the instance (jobs.locked_by shows who runs what) and stays unique when two
     // processes are given the same INSTANCE_NAME.
     worker: { leaseMs: config.jobLeaseSeconds * 1000, workerId: `${config.instanceName}/${randomUUID().slice(0, 8)}`, ...input.jobs },
+    // On PostgreSQL, claims carry this process's listening session: a killed instance's jobs are taken over
+    // as soon as PostgreSQL drops its session, not a lease later (jobs/job.repository.ts).
+    session: database.notifications ? () => database.notifications?.liveSession ?? null : undefined,
     webhooks: {
       transport: webhookSender,
       masterKey: config.masterKey,

@@ -32,6 +32,8 @@ export interface BatchWorkerOptions {
   onError?: (err: unknown) => void;
   observer?: JobObserver;
   workerId?: string;
+  /** As WorkerOptions.session. */
+  session?: () => string | null;
 }
 
 function messageOf(err: unknown): string {
@@ -69,7 +71,7 @@ export class BatchWorker {
   private async claimBatch(): Promise<number> {
     const free = this.options.concurrency - this.held.size;
     if (free <= 0) return 0;
-    const jobs = await claimJobsByIndex(this.options.db, this.id, this.options.kind, Math.min(free, this.batchSize), this.leaseMs);
+    const jobs = await claimJobsByIndex(this.options.db, this.id, this.options.kind, Math.min(free, this.batchSize), this.leaseMs, this.options.session?.() ?? null);
     if (jobs.length === 0) return 0;
     for (const job of jobs) this.held.set(Number(job.id), job);
     const started = performance.now();

@@ -13,6 +13,8 @@ import type { Clock } from '../domain/time/clock.js';
 import type { Db } from '../storage/database.js';
 import type { ObjectStorage } from '../storage/object-storage/index.js';
 import { enqueueJob } from './job-queue.js';
+import { expireLeasesOfEndedSessions } from './job.repository.js';
+import { isDatabaseUnavailable } from '../storage/database-availability.js';
 import { Worker, type JobHandler, type JobObserver, type WorkerOptions } from './worker.js';
 import { fullJitterBackoff, type RetrySchedule } from './retry-schedule.js';
 
@@ -35,7 +37,16 @@ export interface JobRuntimeDeps {
   /** Webhook deliveries (absent: the `deliver_webhook` jobs are left to a process that has them). */
   webhooks?: Omit<DeliveryDeps, 'db'>;
   worker?: Partial<Pick<WorkerOptions, 'leaseMs' | 'pollMs' | 'backoffMs' | 'workerId' | 'retry'>>;
+  /**
+   * This process's live session on PostgreSQL (storage/notifications.ts `liveSession`): claims carry it, and
+   * every SESSION_SWEEP_MS the runtime ends the leases of jobs whose claiming process's session has ended
+   * (a killed instance), so they run again at once. Absent (PGlite): leases only.
+   */
+  session?: () => string | null;
 }
+
+/** How often an instance looks for jobs held by a process whose database session has ended. */
+export const SESSION_SWEEP_MS = 1000;
 
 const CLEANUP_EVERY_MS = 10 * 60_000;
 
@@ -54,12 +65,22 @@ export function jobHandlers(deps: JobRuntimeDeps, webhooks: WebhookJobHandlers |
  */
 export const WEBHOOK_DELIVERY_CONCURRENCY = 64;
 export const WEBHOOK_DELIVERY_POLL_MS = 100;
+/**
+ * The lease of a claimed delivery (at most; JOB_LEASE_SECONDS when shorter), renewed every third of it
+ * while the delivery runs. Shorter than the analysis jobs' minute: a delivery is a request of at most 15 s
+ * whose heartbeat does not wait for the request, and the deliveries a crashed process held are sent by
+ * another this long after its last heartbeat (a lapse under a stalled database sends one again: deliveries
+ * are at least once, with the same `webhook-id`).
+ */
+export const WEBHOOK_DELIVERY_LEASE_MS = 10_000;
 
 export class JobRuntime {
   readonly worker: Worker;
   /** The deliveries' loop (absent without webhooks); the Worker's loop leaves their kind to it. */
   readonly deliveries: BatchWorker | null;
   private timer: NodeJS.Timeout | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
+  private sweeping = false;
 
   constructor(private readonly deps: JobRuntimeDeps) {
     const webhooks = deps.webhooks ? webhookJobHandlers({ db: deps.db, ...deps.webhooks }) : null;
@@ -70,11 +91,12 @@ export class JobRuntime {
           handler: webhooks.batch,
           concurrency: WEBHOOK_DELIVERY_CONCURRENCY,
           pollMs: Math.min(WEBHOOK_DELIVERY_POLL_MS, deps.worker?.pollMs ?? WEBHOOK_DELIVERY_POLL_MS),
-          leaseMs: deps.worker?.leaseMs,
+          leaseMs: Math.min(WEBHOOK_DELIVERY_LEASE_MS, deps.worker?.leaseMs ?? WEBHOOK_DELIVERY_LEASE_MS),
           backoffMs: deps.worker?.backoffMs ?? (deps.retry ? fullJitterBackoff(deps.retry) : undefined),
           onError: deps.onError,
           observer: deps.observer,
           workerId: deps.worker?.workerId ? `${deps.worker.workerId}-deliveries` : undefined,
+          session: deps.session,
         })
       : null;
     this.worker = new Worker({
@@ -85,6 +107,7 @@ export class JobRuntime {
       onError: deps.onError,
       retry: deps.retry,
       observer: deps.observer,
+      session: deps.session,
       ...deps.worker,
     });
   }
@@ -99,6 +122,27 @@ export class JobRuntime {
     this.scheduleCleanup();
     this.timer = setInterval(() => this.scheduleCleanup(), CLEANUP_EVERY_MS);
     this.timer.unref();
+    if (this.deps.session) {
+      this.sweeper = setInterval(() => void this.sweepEndedSessions(), SESSION_SWEEP_MS);
+      this.sweeper.unref();
+    }
+  }
+
+  /** Ends the leases of jobs whose process's session has ended, and claims them if any were. */
+  async sweepEndedSessions(): Promise<number> {
+    const own = this.deps.session?.();
+    if (!own || this.sweeping) return 0;
+    this.sweeping = true;
+    try {
+      const ended = await expireLeasesOfEndedSessions(this.deps.db, own);
+      if (ended.length > 0) this.nudge();
+      return ended.length;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) this.deps.onError?.(err);
+      return 0;
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   nudge(): void {
@@ -108,6 +152,7 @@ export class JobRuntime {
 
   async stop(graceMs?: number): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.sweeper) clearInterval(this.sweeper);
     await Promise.all([this.worker.stop(graceMs), this.deliveries?.stop(graceMs)]);
   }
 }

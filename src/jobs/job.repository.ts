@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../storage/database.js';
+import { LIVE_SESSION_PREFIX } from '../storage/notifications.js';
 import type { JobFailureKind, JobState } from '../storage/schema.js';
 
 export interface JobRow {
@@ -25,9 +26,9 @@ const ms = (value: number) => sql`${Math.max(0, Math.round(value))}::bigint * in
  * died). SKIP LOCKED lets any number of workers claim at once without waiting on each other or taking the
  * same job twice. Each claim counts as an attempt.
  */
-export async function claimJobs(db: Executor, workerId: string, kinds: readonly string[], limit: number, leaseMs: number): Promise<JobRow[]> {
+export async function claimJobs(db: Executor, workerId: string, kinds: readonly string[], limit: number, leaseMs: number, session: string | null = null): Promise<JobRow[]> {
   const result = await sql<JobRow>`
-    UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId}, locked_until = now() + ${ms(leaseMs)}
+    UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId}, locked_until = now() + ${ms(leaseMs)}, locked_session = ${session}::text
     WHERE id IN (
       SELECT id FROM jobs
       WHERE kind IN (${sql.join(kinds.map((k) => sql`${k}::text`))})
@@ -163,11 +164,11 @@ export async function renewLeases(db: Executor, jobIds: readonly number[], worke
  * statement with an OR of both reads every due job and sorts them on each claim: with 10,000 deliveries
  * waiting that was most of the database's work per delivery.
  */
-export async function claimJobsByIndex(db: Executor, workerId: string, kind: string, limit: number, leaseMs: number): Promise<JobRow[]> {
+export async function claimJobsByIndex(db: Executor, workerId: string, kind: string, limit: number, leaseMs: number, session: string | null = null): Promise<JobRow[]> {
   const claim = async (due: ReturnType<typeof sql>, order: ReturnType<typeof sql>, n: number) =>
     (
       await sql<JobRow>`
-        UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId}, locked_until = now() + ${ms(leaseMs)}
+        UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId}, locked_until = now() + ${ms(leaseMs)}, locked_session = ${session}::text
         WHERE id IN (SELECT id FROM jobs WHERE ${due} AND kind = ${kind} ORDER BY ${order} LIMIT ${n} FOR UPDATE SKIP LOCKED)
         RETURNING id, kind, payload, attempts, max_attempts, last_error`.execute(db)
     ).rows;
@@ -175,4 +176,22 @@ export async function claimJobsByIndex(db: Executor, workerId: string, kind: str
   if (queued.length >= limit) return queued;
   const expired = await claim(sql`state = 'running' AND locked_until < now()`, sql`locked_until`, limit - queued.length);
   return [...queued, ...expired];
+}
+
+/**
+ * Ends now the leases of running jobs whose claiming process has gone: their `locked_session` is no longer
+ * listed by pg_stat_activity (PostgreSQL drops a session as soon as its socket closes, which the kernel does
+ * when a process is killed), so any worker claims them at its next claim instead of a lease later. Runs only
+ * while `ownSession` itself is listed: where sessions are not visible under their own name (a pooler that
+ * renames them, a role that cannot see them), nothing is ended and leases decide as before.
+ * PostgreSQL only. @returns the ids whose lease was ended.
+ */
+export async function expireLeasesOfEndedSessions(db: Executor, ownSession: string): Promise<number[]> {
+  const result = await sql<{ id: number }>`
+    UPDATE jobs SET locked_until = now()
+    WHERE state = 'running' AND locked_until > now() AND locked_session IS NOT NULL
+      AND locked_session NOT IN (SELECT application_name FROM pg_stat_activity WHERE application_name LIKE ${`${LIVE_SESSION_PREFIX}%`})
+      AND EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = ${ownSession})
+    RETURNING id`.execute(db);
+  return result.rows.map((r) => Number(r.id));
 }

@@ -49,6 +49,11 @@ export interface WorkerOptions {
   onError?: (err: unknown) => void;
   observer?: JobObserver;
   workerId?: string;
+  /**
+   * This process's live database session (storage/notifications.ts `liveSession`), written with each claim
+   * so that other instances take the job over as soon as the session ends; null or absent: leases only.
+   */
+  session?: () => string | null;
   /** Kinds the polling loop leaves to another loop (the BatchWorker of deliveries); `runDue()` still runs them. */
   loopExcludes?: readonly string[];
 }
@@ -96,7 +101,7 @@ export class Worker {
   async runDue(): Promise<number> {
     const free = this.options.concurrency - this.running.size;
     if (free <= 0) return 0;
-    const jobs = await claimJobs(this.options.db, this.id, this.kinds, free, this.leaseMs);
+    const jobs = await claimJobs(this.options.db, this.id, this.kinds, free, this.leaseMs, this.options.session?.() ?? null);
     await Promise.all(jobs.map((job) => this.track(this.execute(job))));
     return jobs.length;
   }
@@ -185,7 +190,7 @@ export class Worker {
           if (free > 0) {
             // One job per claim, the loop claiming again at once while slots are free: a burst of jobs
             // spreads over every instance woken with this one instead of filling its free slots at once.
-            const jobs = await claimJobs(this.options.db, this.id, this.loopKinds, 1, this.leaseMs);
+            const jobs = await claimJobs(this.options.db, this.id, this.loopKinds, 1, this.leaseMs, this.options.session?.() ?? null);
             claimed = jobs.length;
             for (const job of jobs) {
               void this.track(this.execute(job)).then(() => this.nudge());

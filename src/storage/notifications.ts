@@ -27,6 +27,7 @@
  * Embedded PGlite is one process, which wakes its own worker and forgets its own cache entries: no listener
  * (its socket clients share one session, and the raw protocol does not dispatch notifications).
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { systemClock, type Clock } from '../clock.js';
 import { DatabaseUnavailableError } from './database-availability.js';
@@ -34,6 +35,9 @@ import { DatabaseUnavailableError } from './database-availability.js';
 /** The channels migrations/0010's triggers notify. */
 export const JOBS_CHANNEL = 'certdesk_jobs';
 export const CLIENT_ACCESS_CHANNEL = 'certdesk_client_access';
+
+/** The prefix of every process's listening session name (its application_name): see `liveSession`. */
+export const LIVE_SESSION_PREFIX = 'certdesk-live ';
 
 /** A notification's payload, or `null`: a reset (the connection was lost, or listens again). */
 export type NotificationHandler = (payload: string | null) => void;
@@ -86,7 +90,7 @@ export class DatabaseNotifications {
     this.retryMs = options.retryMs ?? 500;
     this.heartbeatMs = options.heartbeatMs ?? 250;
     this.livenessMs = options.livenessMs ?? 1000;
-    this.applicationName = options.applicationName ?? 'certdesk-notifications';
+    this.applicationName = options.applicationName ?? `${LIVE_SESSION_PREFIX}${randomUUID()}`;
   }
 
   /**
@@ -110,6 +114,15 @@ export class DatabaseNotifications {
   /** Whether the listening connection is up now. */
   get listening(): boolean {
     return this.client !== null;
+  }
+
+  /**
+   * The listening connection's application_name while it is up, else null. Jobs claimed by this process
+   * carry it (jobs.locked_session): when the process dies its session ends, and the other instances take
+   * the jobs over at once (jobs/job.repository.ts, expireLeasesOfEndedSessions).
+   */
+  get liveSession(): string | null {
+    return this.client ? this.applicationName : null;
   }
 
   /**

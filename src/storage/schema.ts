@@ -176,6 +176,8 @@ export interface JobsTable {
   run_at: Timestamp;
   locked_by: string | null;
   locked_until: Timestamp | null;
+  /** The claiming process's listening session (migration 0016); null without one. */
+  locked_session: ColumnType<string | null, string | null | undefined, string | null>;
   last_error: string | null;
   singleton_key: string | null;
   created_at: Timestamp;
