@@ -22,13 +22,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { revokeCertificateNow } from '../src/domain/certificates/index.js';
 import { systemClock } from '../src/domain/time/clock.js';
 import { openDatabase } from '../src/storage/database.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
-import { benchCertificateId, DEFAULT_CERTIFICATES_DATABASE_URL, seedCertificates, type SeedFigures } from './certificates-seed.js';
+import { BENCH_CERTIFICATE_ID_PREFIX, benchCertificateId, DEFAULT_CERTIFICATES_DATABASE_URL, seedCertificates, type SeedFigures } from './certificates-seed.js';
 import { cpuMsOf, memoryOf, postgresBackendsOf, processTree, servingUrl, stopChild } from './server-process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -130,28 +129,57 @@ async function revocationProbe(server: Server, db: Awaited<ReturnType<typeof ope
   }
 }
 
-async function measure(name: string, server: Server, pathOf: (id: string) => string, probe: (() => Promise<number>) | null): Promise<Measurement> {
-  const check = await fetch(`${server.baseUrl}${randomPath(pathOf)}`);
+type Kind = 'api' | 'badge';
+const WRK_SCRIPT = path.join(ROOT, 'bench/wrk-certificates.lua');
+
+interface WrkResult {
+  requests: number;
+  duration_us: number;
+  errors: number;
+  p50_us: number;
+  p99_us: number;
+  max_us: number;
+}
+
+/**
+ * Runs wrk (C, like pgbench, so the load generator takes little of the CPU the server needs: autocannon,
+ * in this Node process, took most of a core at these rates) with CONNECTIONS connections on 2 threads,
+ * each request for a random seeded certificate (bench/wrk-certificates.lua), the probes' certificates left out.
+ */
+async function wrk(server: Server, kind: Kind, seconds: number): Promise<WrkResult> {
+  const args = ['-t', '2', '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--timeout', '10s', '-s', WRK_SCRIPT, server.baseUrl, '--', BENCH_CERTIFICATE_ID_PREFIX, String(COUNT - 2 * ROUNDS), kind];
+  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', (e) => reject(new Error(`wrk could not be started (apt-get install wrk): ${e.message}`)));
+    child.once('exit', resolve);
+  });
+  const line = out.split('\n').find((l) => l.startsWith('{"requests"'));
+  if (code !== 0 || !line) throw new Error(`wrk failed (${code}): ${err}${out}`);
+  return JSON.parse(line) as WrkResult;
+}
+
+async function measure(name: string, server: Server, kind: Kind, probe: (() => Promise<number>) | null): Promise<Measurement> {
+  const check = await fetch(`${server.baseUrl}${randomPath(kind === 'api' ? apiPath : badgePath)}`);
   if (check.status !== 200) throw new Error(`${name}: ${check.status} ${await check.text()}`);
-  const requests = [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: randomPath(pathOf) }) }];
-  await autocannon({ url: server.baseUrl, connections: CONNECTIONS, duration: 2, requests }); // warm-up, not reported
+  await wrk(server, kind, 2); // warm-up, not reported
   const pids = processTree(server.child.pid!);
   const cpuOf = () => pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
   const backends = await postgresBackendsOf(DATABASE_URL, APPLICATION_NAME);
   const pgCpuOf = () => backends.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
   const cpuBefore = cpuOf();
   const pgCpuBefore = pgCpuOf();
-  const [r, revocationVisibleMs] = await Promise.all([
-    autocannon({ url: server.baseUrl, connections: CONNECTIONS, duration: DURATION, requests }),
-    probe ? probe() : Promise.resolve(NaN),
-  ]);
-  const total = Math.max(1, r.requests.total);
+  const [r, revocationVisibleMs] = await Promise.all([wrk(server, kind, DURATION), probe ? probe() : Promise.resolve(NaN)]);
+  const total = Math.max(1, r.requests);
   const m: Measurement = {
     name,
-    requestsPerSecond: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.errors + r.non2xx + r.timeouts,
+    requestsPerSecond: r.requests / (r.duration_us / 1e6),
+    p50: r.p50_us / 1000,
+    p99: r.p99_us / 1000,
+    errors: r.errors,
     cpuMsPerRequest: (cpuOf() - cpuBefore) / total,
     pgCpuMsPerRequest: backends.length ? (pgCpuOf() - pgCpuBefore) / total : NaN,
     rssMb: Math.max(...pids.map((pid) => memoryOf(pid).rss)),
@@ -159,7 +187,7 @@ async function measure(name: string, server: Server, pathOf: (id: string) => str
     load: os.loadavg()[0]!,
   };
   log(
-    `${name}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, errors ${m.errors}, server CPU ${m.cpuMsPerRequest.toFixed(3)} ms/req, ` +
+    `${name}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, errors ${m.errors}, server CPU ${m.cpuMsPerRequest.toFixed(3)} ms/req, ` +
       `PostgreSQL CPU ${m.pgCpuMsPerRequest.toFixed(3)} ms/req` +
       (Number.isFinite(revocationVisibleMs) ? `, revocation visible after ${revocationVisibleMs.toFixed(1)} ms` : ''),
   );
@@ -259,7 +287,7 @@ function report(a: Measurement, b: Measurement, p: Measurement, seed: SeedFigure
     '',
     `Run ${new Date().toISOString()} by \`npm run bench:certificates\` (bench/certificates.ts): ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ` +
       `${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, PostgreSQL on 127.0.0.1; server, database, load generator and pgbench share the machine. ` +
-      `${N(COUNT)} certified orders with real ES256 certificates in PostgreSQL; \`serve --workers ${WORKERS}\`; ${CONNECTIONS} connections (autocannon) and ` +
+      `${N(COUNT)} certified orders with real ES256 certificates in PostgreSQL; \`serve --workers ${WORKERS}\`; ${CONNECTIONS} connections (wrk, 2 threads) and ` +
       `${CONNECTIONS} pgbench clients, every request for a random one of the seeded certificates; ${DURATION} s per scenario after a 2 s warm-up, ` +
       `${ROUNDS} round(s) of (a), (b), (p); each figure is the median over the rounds (RSS and revocation delay: the maximum). ` +
       '(p) is bench/pgbench-certificate.sql: the SELECT of `findCertificate` (same columns, primary key) as a prepared statement.',
@@ -330,8 +358,8 @@ async function main(): Promise<void> {
       // The probes revoke the last seeded certificates, which the load never asks for (randomPath).
       const probeId = (k: number) => benchCertificateId(COUNT - 1 - (2 * round + k));
       const delay = (DURATION * 1000) / 2;
-      const a = await measure('(a) GET /v1/certificates/{id}', server, apiPath, () => revocationProbe(server, handle, probeId(0), 'api', delay));
-      const b = await measure('(b) GET /verify/{id}/badge.svg', server, badgePath, () => revocationProbe(server, handle, probeId(1), 'badge', delay));
+      const a = await measure('(a) GET /v1/certificates/{id}', server, 'api', () => revocationProbe(server, handle, probeId(0), 'api', delay));
+      const b = await measure('(b) GET /verify/{id}/badge.svg', server, 'badge', () => revocationProbe(server, handle, probeId(1), 'badge', delay));
       const p = pgbench();
       rounds.push({ a, b, p });
     }

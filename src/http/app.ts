@@ -7,11 +7,13 @@
  * Order matters: the route table (405), language negotiation, error handling, shared schemas and the
  * OpenAPI generator are installed before any route, so that every route is seen by all of them.
  */
-import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from '../app/services.js';
 import { oauthPlugin } from '../oauth/index.js';
 import { trustProxyFor } from './trusted-proxies.js';
+import { requestIdOf } from './request-id.js';
+import { publicCertificateFastPath, type FastPath } from './public-certificate-fast-path.js';
 import { registerComponentSchemas } from './openapi/components.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
 import { installConnectionDrain } from './connection-drain.js';
@@ -49,6 +51,8 @@ declare module 'fastify' {
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
+  // Set once every route is registered; until then every request goes to Fastify.
+  let fastPath: FastPath | null = null;
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
     // Development prints one readable line per request (installRequestLine) instead of Fastify's two.
@@ -56,10 +60,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // A hop count, never `true`: a caller's own X-Forwarded-For cannot pick its address.
     trustProxy: trustProxyFor(config.trustedProxyHops),
     // Every response carries X-Request-Id; an incoming one is kept only when it looks like an id.
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && /^[A-Za-z0-9._-]{8,128}$/.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     // Parameters are validated the pydantic way (FastAPI-compatible 422s), bodies by Ajv with allErrors.
@@ -69,6 +70,20 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors,
     // What Node's parser refuses (431, 414, bad framing) answers {"detail"} too, not Fastify's shape.
     clientErrorHandler,
+    // Fastify's own HTTP server, with the public certificate fast path in front of its handler.
+    serverFactory: (handler, fastifyOptions) => {
+      const options = fastifyOptions as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number | null };
+      const server = http.createServer((req, res) => {
+        if (fastPath) fastPath(req, res, () => handler(req, res));
+        else handler(req, res);
+      });
+      // What Fastify sets on the server it makes itself (lib/server.js), from its defaults.
+      server.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = options.requestTimeout ?? 0;
+      server.setTimeout(options.connectionTimeout ?? 0);
+      if ((options.maxRequestsPerSocket ?? 0) > 0) server.maxRequestsPerSocket = options.maxRequestsPerSocket ?? 0;
+      return server;
+    },
   });
   answerConnectRequests(app.server);
   app.decorate('services', services);
@@ -98,5 +113,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(organizationMemberRoutes);
   await app.register(webhookEndpointRoutes);
   await app.register(webPlugin);
+  fastPath = publicCertificateFastPath({ cache: services.publicCertificates, metrics: services.metrics, log: services.log, draining: () => app.drain.draining });
   return app;
 }

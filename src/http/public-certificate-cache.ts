@@ -35,12 +35,15 @@ export const CERTIFICATE_CHANGES_CHANNEL = 'certdesk_certificate_changed';
 /** Everything a public answer needs, rendered. */
 export interface PublicCertificateAnswer {
   status: 'valid' | 'revoked';
-  /** The body of `GET /v1/certificates/{id}` (JSON). */
-  json: string;
+  /**
+   * The body of `GET /v1/certificates/{id}` (JSON, UTF-8). Kept as bytes: each answer writes them as they
+   * are (no encoding per request), and they live outside the JavaScript heap the garbage collector walks.
+   */
+  json: Buffer;
   /** Its entity tag: changes when (and only when) the certificate is revoked. */
   etag: string;
-  /** The badge (SVG) and its entity tag. */
-  badge: string;
+  /** The badge (SVG, UTF-8) and its entity tag. */
+  badge: Buffer;
   badgeEtag: string;
 }
 
@@ -81,8 +84,8 @@ export class RenderedCertificate implements PublicCertificateAnswer {
   #fields: PublicCertificateT | null;
   readonly #verifyUrl: string;
   readonly #assetName: string;
-  #json: string | null = null;
-  #badge: string | null = null;
+  #json: Buffer | null = null;
+  #badge: Buffer | null = null;
 
   constructor(row: CertificateRow) {
     this.#fields = toPublicCertificateObject(row);
@@ -97,18 +100,28 @@ export class RenderedCertificate implements PublicCertificateAnswer {
     this.bytes = 2 * variable + 3 * (row.asset_name.length + row.verify_url.length) + 1400 + 2 * this.etag.length;
   }
 
-  get json(): string {
+  get json(): Buffer {
     if (this.#json === null) {
-      this.#json = JSON.stringify(this.#fields);
+      this.#json = ownBytes(JSON.stringify(this.#fields));
       this.#fields = null;
     }
     return this.#json;
   }
 
-  get badge(): string {
-    this.#badge ??= renderBadge({ status: this.status, verifyUrl: this.#verifyUrl, assetName: this.#assetName });
+  get badge(): Buffer {
+    this.#badge ??= ownBytes(renderBadge({ status: this.status, verifyUrl: this.#verifyUrl, assetName: this.#assetName }));
     return this.#badge;
   }
+}
+
+/**
+ * A text's UTF-8 bytes in memory of their own: Buffer.from would cut small ones from a shared 8 kB pool,
+ * which one kept answer would hold whole after the others were evicted.
+ */
+function ownBytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
+  bytes.write(text, 'utf8');
+  return bytes;
 }
 
 export function renderPublicCertificate(row: CertificateRow): RenderedCertificate {
@@ -165,6 +178,19 @@ export class PublicCertificateCache {
     const answer = renderPublicCertificate(row);
     if (usable && epoch === this.#epoch && this.#usable(this.#options.clock())) this.#entries!.set(key, { answer, loadedAt: now });
     return answer;
+  }
+
+  /**
+   * The kept answers of a certificate when they may be served now without reading the database (kept,
+   * younger than the TTL, the change feed healthy), else null: the fast path's question
+   * (public-certificate-fast-path.ts), which reads with `get` otherwise.
+   */
+  peek(certificateId: string): PublicCertificateAnswer | null {
+    if (!this.#entries || !isCertificateId(certificateId)) return null;
+    const now = this.#options.clock();
+    if (!this.#usable(now)) return null;
+    const entry = this.#entries.get(certificateId.toLowerCase());
+    return entry && now - entry.loadedAt <= this.#options.ttlMs ? entry.answer : null;
   }
 
   /** A certificate changed (a notification): its answers are read again on the next request. */

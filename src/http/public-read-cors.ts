@@ -10,12 +10,17 @@ const ALLOWED_REQUEST_HEADERS = 'if-none-match, accept-language, lang';
 /** Response headers a script on another origin may read. */
 const EXPOSED_HEADERS = 'ETag, Content-Language';
 
+/** The CORS headers of a public GET answer. */
+export const PUBLIC_READ_CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+  // Images and documents of these routes may be embedded by any site (also under COEP).
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+};
+
 /** The headers of a public GET answer. */
 export function setPublicReadCors(reply: FastifyReply): void {
-  reply.header('Access-Control-Allow-Origin', '*');
-  reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-  // Images and documents of these routes may be embedded by any site (also under COEP).
-  reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
+  reply.headers(PUBLIC_READ_CORS_HEADERS);
 }
 
 /** Registers the CORS preflight (OPTIONS, 204) of a public GET route; kept out of the OpenAPI document. */

@@ -22,7 +22,7 @@ const MEMO_LIMIT = 512;
  * lookups and badges) pays for parsing the same Accept-Language again otherwise. Only strings go in the
  * key, so a header's value cannot be mistaken for another's; the memory is bounded (emptied when full).
  */
-function memoizedNegotiation(): (headers: FastifyRequest['headers']) => Language {
+export function memoizedNegotiation(): (headers: FastifyRequest['headers']) => Language {
   const memo = new Map<string, Language>();
   return (headers) => {
     const lang = headers['lang'];
@@ -40,6 +40,9 @@ function memoizedNegotiation(): (headers: FastifyRequest['headers']) => Language
   };
 }
 
+/** The request headers the language is negotiated from (the `Vary` of every response). */
+export const LANGUAGE_VARY = 'lang, Accept-Language';
+
 /** Installs the hook on the root instance (not encapsulated: it must run for every route and for 404s). */
 export function installLanguageNegotiation(app: FastifyInstance): void {
   app.decorateRequest('lang', DEFAULT_LANGUAGE);
@@ -47,6 +50,6 @@ export function installLanguageNegotiation(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     request.lang = negotiate(request.headers);
     reply.header('Content-Language', request.lang);
-    reply.header('Vary', 'lang, Accept-Language');
+    reply.header('Vary', LANGUAGE_VARY);
   });
 }

@@ -14,7 +14,7 @@ import { PUBLIC_CERTIFICATE_CACHE_CONTROL } from './certificates.js';
 export const BADGE_PATH = '/verify/:certificate_id/badge.svg';
 
 /** An SVG opened on its own may not run or load anything. */
-const BADGE_CSP = "default-src 'none'; sandbox";
+export const BADGE_CSP = "default-src 'none'; sandbox";
 
 export const certificateBadgeRoutes: FastifyPluginAsync = async (app) => {
   const publicCertificates = app.services.publicCertificates;
