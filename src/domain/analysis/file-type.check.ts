@@ -7,6 +7,7 @@
  */
 import { fileTypeFromBuffer } from 'file-type';
 import type { AnalysisCheck, AnalysisContext, CheckOutcome } from './analysis-check.js';
+import { quickVerdict } from './decoding/inspect.js';
 
 /** file-type's extension → the format name certdesk uses. */
 export const ACCEPTED_FORMATS: Readonly<Record<string, string>> = {
@@ -20,6 +21,14 @@ export const ACCEPTED_FORMATS: Readonly<Record<string, string>> = {
 /** Bytes file-type needs to recognize any of its formats. */
 const SNIFF_BYTES = 4100;
 
+/**
+ * The head the header limits are first tried on, before the file is read whole: a PSD's declared size is
+ * in its first 26 bytes, and a PNG's, JPEG's, WebP's or TIFF's metadata blocks declare their lengths in
+ * headers that come early (a block the head does not reach is judged by the full check). A 16 MiB XMP
+ * block is thus refused for the price of 64 KiB, not of the whole file held in memory.
+ */
+export const HEAD_VERDICT_BYTES = 64 * 1024;
+
 /** The accepted format of the asset (`png`, `jpeg`, `webp`, `tiff`, `psd`), or undefined; later checks use it too. */
 export async function sniffFormat(context: AnalysisContext): Promise<{ format: string | undefined; mime: string | undefined }> {
   const detected = await fileTypeFromBuffer(await context.readHead(SNIFF_BYTES));
@@ -31,6 +40,8 @@ export const fileTypeCheck: AnalysisCheck = {
   async run(context): Promise<CheckOutcome> {
     const { format, mime } = await sniffFormat(context);
     if (!format) return { outcome: 'unsupported', reason: mime ? `format ${mime} is not accepted` : 'unrecognized format' };
+    const early = quickVerdict(await context.readHead(HEAD_VERDICT_BYTES), format, context.decoder.limits);
+    if (early && !early.accepted) return { outcome: 'unsupported', reason: early.reason };
     const inspection = await context.decoder.inspect(await context.readAll(), format, context.signal);
     if (!inspection.accepted) return { outcome: 'unsupported', reason: inspection.reason };
     context.facts.set('format', format);

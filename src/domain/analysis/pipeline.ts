@@ -50,8 +50,12 @@ export interface AnalysisDeps {
 /** The checks that need no configuration (the job runtime adds `ai_detection`: see checks.ts). */
 export const DEFAULT_CHECKS: readonly AnalysisCheck[] = [fileTypeCheck, metadataCheck, layerCheck];
 
-/** Assets up to this size are read whole at the first read, instead of a ranged read of their head first. */
-const READ_WHOLE_BYTES = 32 * 1024 * 1024;
+/**
+ * Assets up to this size are read whole at the first read, instead of a ranged read of their head first.
+ * Larger ones are first judged on their head (file-type.check.ts): a file its headers already refuse is
+ * never held in memory whole.
+ */
+const READ_WHOLE_BYTES = 4 * 1024 * 1024;
 
 /**
  * Reads an object whole. With its size known the bytes go straight into one buffer of that size: collecting

@@ -86,6 +86,43 @@ async function inspectPsd(bytes: Buffer, limits: ImageLimits): Promise<Inspectio
 }
 
 /**
+ * The number of layer records a PSD/PSB declares (the count at the start of its Layer Info), found by
+ * skipping the length-prefixed sections before it; null when the bytes end before it (or are not a PSD:
+ * the full check judges). Never throws: it reads lengths only, each checked against the bytes.
+ */
+export function psdDeclaredLayerRecords(bytes: Buffer): number | null {
+  if (bytes.length < 26 || bytes.toString('latin1', 0, 4) !== '8BPS') return null;
+  const version = bytes.readUInt16BE(4);
+  if (version !== 1 && version !== 2) return null;
+  const wide = version === 2 ? 8 : 4; // PSB: the two lengths of the layer sections are 8 bytes
+  let at = 26;
+  for (const _section of ['color mode data', 'image resources']) {
+    if (at + 4 > bytes.length) return null;
+    at += 4 + bytes.readUInt32BE(at);
+  }
+  const length = (offset: number): number | null => (offset + wide > bytes.length ? null : wide === 8 ? Number(bytes.readBigUInt64BE(offset)) : bytes.readUInt32BE(offset));
+  const layerAndMask = length(at);
+  if (layerAndMask === null) return null;
+  if (layerAndMask === 0) return 0;
+  const layerInfo = length(at + wide);
+  if (layerInfo === null) return null;
+  if (layerInfo === 0) return 0;
+  if (at + 2 * wide + 2 > bytes.length) return null;
+  // Negative when the first alpha channel holds the merged transparency: the count is its absolute value.
+  return Math.abs(bytes.readInt16BE(at + 2 * wide));
+}
+
+/**
+ * Refuses from the declared record count alone only what the full check would refuse too: a group is two
+ * records (its folder and its closing divider) but one layer there, so more than twice the limit of
+ * records is more than the limit of layers whatever the grouping.
+ */
+function layerRecordsVerdict(records: number | null, limits: ImageLimits): Inspection | null {
+  if (records === null || records <= 2 * limits.maxLayers) return null;
+  return refuse(`the PSD declares ${records} layers (records, groups counted twice), above the limit of ${limits.maxLayers} (ANALYSIS_MAX_LAYERS)`);
+}
+
+/**
  * The part of the header check that needs no library: a PSD's canvas size, the declared sizes of the
  * metadata blocks. Cheap (lengths only, a bounded walk), so the pool runs it before copying a file to a
  * decoder thread; null: nothing refused so far.
@@ -93,7 +130,7 @@ async function inspectPsd(bytes: Buffer, limits: ImageLimits): Promise<Inspectio
 export function quickVerdict(bytes: Buffer, format: string, limits: ImageLimits): Inspection | null {
   if (format === 'psd') {
     if (bytes.length < 26 || bytes.toString('latin1', 0, 4) !== '8BPS') return null; // the full check throws
-    return imageVerdict(bytes.readUInt32BE(18), bytes.readUInt32BE(14), limits);
+    return imageVerdict(bytes.readUInt32BE(18), bytes.readUInt32BE(14), limits) ?? layerRecordsVerdict(psdDeclaredLayerRecords(bytes), limits);
   }
   // The blocks' declared sizes first, from the container's structure: libvips never loads an oversized one.
   const declared = metadataBlockSizes(bytes, format);
