@@ -4,7 +4,8 @@
  * On PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/certdesk_bench_certs, recreated)
  * it seeds --count (default 100,000) certified orders with real signed certificates (bench/certificates-seed.ts,
  * timed), starts `certdesk serve --workers N` on 127.0.0.1 as a child process and measures, with 64
- * connections, each request for a random one of the seeded certificates:
+ * connections (wrk: the Debian package `wrk`, a C load generator like pgbench), each request for a random
+ * one of the seeded certificates:
  *   (a) GET /v1/certificates/{id}        (b) GET /verify/{id}/badge.svg
  *   (p) pgbench (64 clients) running the same primary-key SELECT (bench/pgbench-certificate.sql)
  * in --rounds rounds of --duration seconds each (medians reported). During (a) and (b) of every round one
