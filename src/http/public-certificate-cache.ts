@@ -130,6 +130,8 @@ interface Entry {
 const ENTRY_OVERHEAD_BYTES = 200;
 /** Most ids read in one statement. */
 const MAX_BATCH = 128;
+/** Statements reading certificates at once per process (the rest wait and join the next). */
+const MAX_READS_IN_FLIGHT = 2;
 
 interface Waiter {
   resolve: (row: CertificateRow | undefined) => void;
@@ -143,6 +145,8 @@ export class PublicCertificateCache {
   #epoch = 0;
   /** Reads asked for since the last one was sent, by id (concurrent requests for one id share it). */
   #batch: Map<string, Waiter[]> | null = null;
+  /** Statements of #read running now. */
+  #readsInFlight = 0;
 
   constructor(options: PublicCertificateCacheOptions) {
     this.#options = options;
@@ -204,10 +208,12 @@ export class PublicCertificateCache {
   }
 
   /**
-   * Reads one certificate, together with every other read asked for in the same turn of the event loop:
-   * under load, the requests parsed from one batch of socket reads share one statement and one round trip
-   * (the driver's and the kernel's cost per query dominate the profile of this path), and it is still a
-   * fresh read of the row for each of them.
+   * Reads one certificate, together with every other read asked for in the same turn of the event loop,
+   * or while the process's reads already in flight run: under load, many requests share one statement and
+   * one round trip (the driver's and the kernel's cost per query dominate the profile of this path), and
+   * it is still a fresh read of the row for each of them. At most MAX_READS_IN_FLIGHT statements run at
+   * once, so a burst of misses cannot take the whole pool or queue for it; the next read takes everything
+   * that came meanwhile (up to MAX_BATCH ids a statement).
    */
   #read(key: string): Promise<CertificateRow | undefined> {
     return new Promise((resolve, reject) => {
@@ -223,17 +229,28 @@ export class PublicCertificateCache {
   }
 
   #flush(): void {
-    const batch = this.#batch;
-    if (!batch) return;
-    this.#batch = null;
-    this.#options.loadMany([...batch.keys()]).then(
-      (rows) => {
-        for (const [id, waiters] of batch) for (const w of waiters) w.resolve(rows.get(id));
-      },
-      (err: unknown) => {
-        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-      },
-    );
+    const waiting = this.#batch;
+    if (!waiting || this.#readsInFlight >= MAX_READS_IN_FLIGHT) return; // the next read to finish flushes
+    let batch = waiting;
+    if (waiting.size > MAX_BATCH) {
+      batch = new Map([...waiting].slice(0, MAX_BATCH));
+      for (const id of batch.keys()) waiting.delete(id);
+    } else this.#batch = null;
+    this.#readsInFlight++;
+    this.#options
+      .loadMany([...batch.keys()])
+      .then(
+        (rows) => {
+          for (const [id, waiters] of batch) for (const w of waiters) w.resolve(rows.get(id));
+        },
+        (err: unknown) => {
+          for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+        },
+      )
+      .finally(() => {
+        this.#readsInFlight--;
+        this.#flush();
+      });
   }
 
   #usable(now: number): boolean {
