@@ -15,6 +15,7 @@ import type { BatchJobHandler } from '../domain/background/job-handler.js';
 import type { Db } from '../storage/database.js';
 import { isDatabaseUnavailable } from '../storage/database-availability.js';
 import { claimJobsByIndex, completeJobs, failJob, renewLeases, retryJob, type JobRow } from './job.repository.js';
+import { jobErrorMessage } from './job-error-message.js';
 import { DEFAULT_RETRY_SCHEDULE, fullJitterBackoff } from './retry-schedule.js';
 import { DEFAULT_LEASE_MS, type JobObserver } from './worker.js';
 
@@ -36,10 +37,6 @@ export interface BatchWorkerOptions {
   session?: () => string | null;
 }
 
-function messageOf(err: unknown): string {
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return text.slice(0, 2000);
-}
 
 export class BatchWorker {
   readonly id: string;
@@ -105,7 +102,7 @@ export class BatchWorker {
   /** A job whose work threw: back in the queue with backoff, or failed for good when no attempts are left. */
   private async failed(job: JobRow, err: unknown, started: number): Promise<void> {
     const { db } = this.options;
-    const message = messageOf(err);
+    const message = jobErrorMessage(err);
     let outcome: 'retried' | 'failed' | 'lost';
     try {
       if (job.attempts < job.max_attempts) outcome = (await retryJob(db, job.id, this.id, this.backoffMs(job.attempts), message)) ? 'retried' : 'lost';

@@ -13,6 +13,7 @@ import { isPermanentJobError, type JobContext, type JobFailureKind, type JobHand
 import type { Db } from '../storage/database.js';
 import { isDatabaseUnavailable } from '../storage/database-availability.js';
 import { claimJobs, completeJob, failJob, noteJobError, renewLease, retryJob, type JobRow } from './job.repository.js';
+import { jobErrorMessage } from './job-error-message.js';
 import { DEFAULT_RETRY_SCHEDULE, fullJitterBackoff, type RetrySchedule } from './retry-schedule.js';
 
 export type { JobContext, JobHandler };
@@ -60,10 +61,6 @@ export interface WorkerOptions {
 
 export const DEFAULT_LEASE_MS = 60_000;
 
-function messageOf(err: unknown): string {
-  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return text.slice(0, 2000);
-}
 
 export class Worker {
   readonly id: string;
@@ -142,7 +139,7 @@ export class Worker {
       return (await completeJob(db, job.id, this.id)) ? 'done' : 'lost';
     } catch (err) {
       clearInterval(beat);
-      const message = messageOf(err);
+      const message = jobErrorMessage(err);
       const permanent = isPermanentJobError(err);
       if (!permanent && job.attempts < job.max_attempts) {
         const requeued = await retryJob(db, job.id, this.id, this.backoffMs(job.attempts), message).catch((e: unknown) => {

@@ -3,25 +3,14 @@
  * reads and outcomes. Events and deliveries are created by the migration's triggers, in the transaction
  * of the change. Every time is the database's (`now()`).
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../storage/database.js';
+import type { WebhookEndpointsTable } from '../../storage/schema.js';
 import { WEBHOOK_TEST_EVENT_TYPE } from '../../contract/webhook-schemas.js';
 import { DELIVER_WEBHOOK_JOB } from '../background/job-kinds.js';
 
-export interface EndpointRow {
-  id: string;
-  organization_id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** An endpoint as its table holds it (ids as text). */
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
 const ENDPOINT_COLUMNS = sql.raw(
   'id::text AS id, organization_id::text AS organization_id, url, events, description, status, disabled_reason, secret, previous_secret, previous_secret_expires_at, created_at, updated_at',
@@ -182,7 +171,7 @@ export interface PendingDelivery {
   expired: boolean;
 }
 
-/** `loadDelivery` for many deliveries in one read; a delivery that no longer exists is absent from the map. */
+/** Deliveries as the job sends them, in one read, by (lower-case) id; one that no longer exists is absent. */
 export async function loadDeliveries(db: Executor, deliveryIds: readonly string[], retryWindowMs: number): Promise<Map<string, PendingDelivery>> {
   const ids = deliveryIds.filter(isUuid);
   if (ids.length === 0) return new Map();
@@ -198,17 +187,9 @@ export async function loadDeliveries(db: Executor, deliveryIds: readonly string[
   return new Map(result.rows.map((r) => [r.id, r]));
 }
 
+/** One delivery as the job sends it, or undefined when it no longer exists (or the id is malformed). */
 export async function loadDelivery(db: Executor, deliveryId: string, retryWindowMs: number): Promise<PendingDelivery | undefined> {
-  const result = await sql<PendingDelivery>`
-    SELECT d.id::text AS id, d.endpoint_id::text AS endpoint_id, d.status, d.attempts, w.url, w.status AS endpoint_status, w.secret,
-           CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret,
-           e.event_id::text AS event_id, e.payload,
-           d.created_at + ${retryWindowMs}::bigint * interval '1 millisecond' <= now() AS expired
-    FROM webhook_deliveries d
-    JOIN webhook_endpoints w ON w.id = d.endpoint_id
-    JOIN webhook_events e ON e.event_id = d.event_id
-    WHERE d.id = ${deliveryId}::uuid`.execute(db);
-  return result.rows[0];
+  return (await loadDeliveries(db, [deliveryId], retryWindowMs)).get(deliveryId.toLowerCase());
 }
 
 export interface AttemptRecord {
