@@ -25,7 +25,6 @@
  * p99, max; of each pair's first arrival), events lost and duplicates. Goal: ≥ 1,000 deliveries/s,
  * p99 ≤ 1 s, 0 lost. Writes docs/benchmarks.md under "## Webhooks".
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,7 +32,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { SCOPES } from '../src/contract/schemas.js';
 import { insertOrderBatch } from '../src/domain/order-import/order-import.repository.js';
@@ -46,6 +44,7 @@ import { openDatabase, type DatabaseHandle } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 import { basic, request, ServedProcess } from '../test/faults/served-process.js';
+import { createThrowawayDatabase } from '../test/helpers/database.js';
 import { ACME, loadStandardFixture, USERS } from '../test/helpers/fixtures.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
 import { cpuMsOf, postgresBackendsOf, processTree } from './server-process.js';
@@ -127,13 +126,8 @@ async function adminToken(base: URL): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const name = `certdesk_wh_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`).finally(() => admin.end());
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  const database = await createThrowawayDatabase(ADMIN_URL, 'wh');
+  const databaseUrl = database.url;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'certdesk-bench-wh-'));
   const servers: ServedProcess[] = [];
   let receiver: Awaited<ReturnType<typeof startReceiver>> | null = null;
@@ -337,9 +331,7 @@ async function main(): Promise<void> {
     for (const s of servers) await s.stop();
     await receiver?.close();
     await handle?.close();
-    const dropper = new pg.Client({ connectionString: ADMIN_URL });
-    await dropper.connect();
-    await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => dropper.end());
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

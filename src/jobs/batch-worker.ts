@@ -1,9 +1,9 @@
 /**
  * Runs the jobs of ONE kind many at a time, for kinds that are many and short (webhook deliveries): it
  * claims up to `batchSize` due jobs in one statement (FOR UPDATE SKIP LOCKED, like the Worker), lets the
- * kind's BatchJobHandler read what they need in one go, runs each job as soon as it is read, and marks
- * finished jobs done in batches (one UPDATE for every job that finished while the previous one ran), so a
- * delivery costs a fraction of the Worker's three statements per job. Leases are renewed in one statement
+ * kind's BatchJobHandler read what they need in one go, runs each job as soon as it is read, and removes
+ * finished jobs in batches (one DELETE for every job that finished while the previous one ran: the kind's
+ * own table records the outcome), so a delivery costs a fraction of the Worker's three statements per job. Leases are renewed in one statement
  * for every held job. A job whose work throws is put back with the queue's backoff, or failed for good
  * when it has no attempts left, as the Worker does (the kind has no final-failure hook).
  *
@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import type { BatchJobHandler } from '../domain/background/job-handler.js';
 import type { Db } from '../storage/database.js';
 import { isDatabaseUnavailable } from '../storage/database-availability.js';
-import { claimJobsByIndex, completeJobs, failJob, renewLeases, retryJob, type JobRow } from './job.repository.js';
+import { claimJobsByIndex, removeFinishedJobs, failJob, renewLeases, retryJob, type JobRow } from './job.repository.js';
 import { jobErrorMessage } from './job-error-message.js';
 import { DEFAULT_RETRY_SCHEDULE, fullJitterBackoff } from './retry-schedule.js';
 import { DEFAULT_LEASE_MS, type JobObserver } from './worker.js';
@@ -38,6 +38,9 @@ export interface BatchWorkerOptions {
 }
 
 
+/** How often the claims also look for jobs whose lease ran out (a dead worker's, or ended by the session sweep). */
+export const EXPIRED_PASS_MS = 500;
+
 export class BatchWorker {
   readonly id: string;
   private readonly leaseMs: number;
@@ -55,6 +58,8 @@ export class BatchWorker {
   private loop: Promise<void> | null = null;
   private beat: NodeJS.Timeout | null = null;
   private readonly abort = new AbortController();
+  /** When the last claim also looked for jobs whose lease ran out (performance.now()). */
+  private expiredPassAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: BatchWorkerOptions) {
     this.id = options.workerId ?? `batch-worker-${randomUUID()}`;
@@ -65,10 +70,15 @@ export class BatchWorker {
   }
 
   /** Claims one batch and starts its jobs. @returns how many were claimed. */
-  private async claimBatch(): Promise<number> {
+  private async claimBatch(expiredToo = false): Promise<number> {
     const free = this.options.concurrency - this.held.size;
     if (free <= 0) return 0;
-    const jobs = await claimJobsByIndex(this.options.db, this.id, this.options.kind, Math.min(free, this.batchSize), this.leaseMs, this.options.session?.() ?? null);
+    // Jobs whose lease ran out are looked for at most every EXPIRED_PASS_MS, not at every claim: a claim
+    // that finds fewer due jobs than it could take would otherwise always cost a second statement.
+    const now = performance.now();
+    const includeExpired = expiredToo || now - this.expiredPassAt >= EXPIRED_PASS_MS;
+    if (includeExpired) this.expiredPassAt = now;
+    const jobs = await claimJobsByIndex(this.options.db, this.id, this.options.kind, Math.min(free, this.batchSize), this.leaseMs, this.options.session?.() ?? null, includeExpired);
     if (jobs.length === 0) return 0;
     for (const job of jobs) this.held.set(Number(job.id), job);
     const started = performance.now();
@@ -116,7 +126,7 @@ export class BatchWorker {
     this.wake?.();
   }
 
-  /** Marks every finished job done in one statement; one flush at a time, the next takes what came meanwhile. */
+  /** Removes every finished job in one statement; one flush at a time, the next takes what came meanwhile. */
   private flush(): Promise<void> {
     if (this.flushing) return this.flushing;
     if (this.finished.length === 0) return Promise.resolve();
@@ -126,7 +136,7 @@ export class BatchWorker {
         this.finished = [];
         let done = new Set<number>();
         try {
-          done = new Set(await completeJobs(this.options.db, batch.map((f) => f.job.id), this.id));
+          done = new Set(await removeFinishedJobs(this.options.db, batch.map((f) => f.job.id), this.id));
         } catch (err) {
           // Not recorded: the jobs keep their claim until the lease runs out and run again; their work is
           // idempotent (a delivery already recorded is not sent again).
@@ -147,7 +157,7 @@ export class BatchWorker {
 
   /** Claims and runs what is due now (up to the free capacity) and waits for it to be recorded. Tests drive the queue with this. */
   async runDue(): Promise<number> {
-    const claimed = await this.claimBatch();
+    const claimed = await this.claimBatch(true);
     await Promise.all([...this.running]);
     await this.flush();
     return claimed;

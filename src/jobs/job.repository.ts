@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../storage/database.js';
+import { arrayLiteral } from '../storage/array-literal.js';
 import { LIVE_SESSION_PREFIX } from '../storage/notifications.js';
 import type { JobFailureKind, JobState } from '../storage/schema.js';
 
@@ -137,12 +138,18 @@ export async function countJobs(db: Executor): Promise<QueueCount[]> {
   return result.rows.map((r) => ({ kind: r.kind, state: r.state, due: Number(r.due), count: Number(r.count) }));
 }
 
-/** Marks the jobs of `ids` that this worker still holds done, in one statement. @returns the ids marked done. */
-export async function completeJobs(db: Executor, jobIds: readonly number[], workerId: string): Promise<number[]> {
+/** Job ids as one parameter (the statement's text stays the same, so it is prepared once). */
+const idArray = (jobIds: readonly number[]) => sql`${arrayLiteral(jobIds.map((id) => String(Math.trunc(Number(id)))))}::bigint[]`;
+
+/**
+ * Removes the jobs of `ids` that this worker still holds, finished, in one statement: for kinds whose own
+ * table records the outcome (a webhook delivery's row, with its attempts), so a finished job is not
+ * written once more as `done` and then deleted by the cleanup. @returns the ids removed.
+ */
+export async function removeFinishedJobs(db: Executor, jobIds: readonly number[], workerId: string): Promise<number[]> {
   if (jobIds.length === 0) return [];
   const result = await sql<{ id: number }>`
-    UPDATE jobs SET state = 'done', finished_at = now(), locked_by = NULL, locked_until = NULL, last_error = NULL
-    WHERE id = ANY(${sql.raw(`'{${jobIds.map((id) => Math.trunc(Number(id))).join(',')}}'`)}::bigint[]) AND locked_by = ${workerId} AND state = 'running'
+    DELETE FROM jobs WHERE id = ANY(${idArray(jobIds)}) AND locked_by = ${workerId} AND state = 'running'
     RETURNING id`.execute(db);
   return result.rows.map((r) => Number(r.id));
 }
@@ -152,7 +159,7 @@ export async function renewLeases(db: Executor, jobIds: readonly number[], worke
   if (jobIds.length === 0) return [];
   const result = await sql<{ id: number }>`
     UPDATE jobs SET locked_until = now() + ${ms(leaseMs)}
-    WHERE id = ANY(${sql.raw(`'{${jobIds.map((id) => Math.trunc(Number(id))).join(',')}}'`)}::bigint[]) AND locked_by = ${workerId} AND state = 'running'
+    WHERE id = ANY(${idArray(jobIds)}) AND locked_by = ${workerId} AND state = 'running'
     RETURNING id`.execute(db);
   return result.rows.map((r) => Number(r.id));
 }
@@ -164,7 +171,7 @@ export async function renewLeases(db: Executor, jobIds: readonly number[], worke
  * statement with an OR of both reads every due job and sorts them on each claim: with 10,000 deliveries
  * waiting that was most of the database's work per delivery.
  */
-export async function claimJobsByIndex(db: Executor, workerId: string, kind: string, limit: number, leaseMs: number, session: string | null = null): Promise<JobRow[]> {
+export async function claimJobsByIndex(db: Executor, workerId: string, kind: string, limit: number, leaseMs: number, session: string | null = null, includeExpired = true): Promise<JobRow[]> {
   const claim = async (due: ReturnType<typeof sql>, order: ReturnType<typeof sql>, n: number) =>
     (
       await sql<JobRow>`
@@ -173,7 +180,7 @@ export async function claimJobsByIndex(db: Executor, workerId: string, kind: str
         RETURNING id, kind, payload, attempts, max_attempts, last_error`.execute(db)
     ).rows;
   const queued = await claim(sql`state = 'queued' AND run_at <= now()`, sql`run_at, id`, limit);
-  if (queued.length >= limit) return queued;
+  if (queued.length >= limit || !includeExpired) return queued;
   const expired = await claim(sql`state = 'running' AND locked_until < now()`, sql`locked_until`, limit - queued.length);
   return [...queued, ...expired];
 }

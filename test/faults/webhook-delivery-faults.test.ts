@@ -10,12 +10,10 @@
  * A killed worker's jobs wait for their lease (60 s) before another claim: the deadlines allow for it.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
@@ -25,6 +23,7 @@ import { loadStandardFixture } from '../helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { PrivateCluster, privateClusterAvailable } from './private-cluster.js';
 import { request, ServedProcess } from './served-process.js';
+import { createThrowawayDatabase } from '../helpers/database.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,18 +40,9 @@ async function prepareDatabase(dir: string, serverUrl: string | null): Promise<{
   let databaseUrl: string | null = null;
   let drop = async () => {};
   if (serverUrl) {
-    const name = `certdesk_whf_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`).finally(() => admin.end());
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    drop = async () => {
-      const dropper = new pg.Client({ connectionString: serverUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => dropper.end());
-    };
+    const database = await createThrowawayDatabase(serverUrl, 'whf');
+    databaseUrl = database.url;
+    drop = database.drop;
   }
   const open = () => openDatabase({ databaseUrl, pgliteDir: databaseUrl ? null : path.join(dir, 'pglite') });
   const handle = await open();

@@ -65,30 +65,42 @@ export async function openTestPglite(): Promise<DatabaseHandle> {
   return handle;
 }
 
-/** Creates a throw-away database next to the one TEST_DATABASE_URL names; close() drops it. */
-export async function openTestPostgres(adminUrl: string): Promise<DatabaseHandle> {
-  const name = `certdesk_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+/** A database made for one suite or run, next to the one `adminUrl` names. */
+export interface ThrowawayDatabase {
+  name: string;
+  url: string;
+  /** Drops it (the connections still open to it included). */
+  drop(): Promise<void>;
+}
+
+async function adminQuery(adminUrl: string, text: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(text);
   } finally {
     await admin.end();
   }
+}
+
+/** Creates `certdesk_${prefix}_<pid>_<random>` next to `adminUrl`'s database. */
+export async function createThrowawayDatabase(adminUrl: string, prefix: string): Promise<ThrowawayDatabase> {
+  const name = `certdesk_${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ databaseUrl: url.toString(), pgliteDir: null, poolSize: 5 });
+  return { name, url: url.toString(), drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** Creates a throw-away database next to the one TEST_DATABASE_URL names; close() drops it. */
+export async function openTestPostgres(adminUrl: string): Promise<DatabaseHandle> {
+  const database = await createThrowawayDatabase(adminUrl, 't');
+  const handle = await openDatabase({ databaseUrl: database.url, pgliteDir: null, poolSize: 5 });
   await migrate(handle);
   const close = handle.close;
   handle.close = async () => {
     await close();
-    const dropper = new pg.Client({ connectionString: adminUrl });
-    await dropper.connect();
-    try {
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    } finally {
-      await dropper.end();
-    }
+    await database.drop();
   };
   return handle;
 }

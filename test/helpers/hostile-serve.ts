@@ -9,17 +9,16 @@
  * - `watchServe`: samples the RSS of serve's process tree (threads are inside it) and times
  *   `GET /v1/orders` on its own connection, until stopped.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { SCOPES } from '../../src/contract/schemas.js';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../../src/storage/object-storage/index.js';
 import { basic, request, ServedProcess } from '../faults/served-process.js';
 import { ACME, loadStandardFixture, USERS } from './fixtures.js';
+import { createThrowawayDatabase } from './database.js';
 
 export interface HostileServe {
   server: ServedProcess;
@@ -88,18 +87,9 @@ export async function startHostileServe(target: 'pglite' | 'postgres', env: Reco
   let dropDatabase = async () => {};
   if (target === 'postgres') {
     if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
-    const name = `certdesk_h_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`).finally(() => admin.end());
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => dropper.end());
-    };
+    const database = await createThrowawayDatabase(adminUrl, 'h');
+    databaseUrl = database.url;
+    dropDatabase = database.drop;
   }
   const open = () => openDatabase({ databaseUrl, pgliteDir: databaseUrl ? null : path.join(dir, 'pglite') });
   try {

@@ -18,14 +18,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { compactVerify, createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
-import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { packageRoot } from '../../src/paths.js';
 import { DEMO_CERTIFIER, DEMO_ORGANIZATIONS, DEMO_PRIMARY } from '../../src/demo/index.js';
@@ -33,6 +32,7 @@ import { eventually } from '../helpers/certificates.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { freePort } from '../helpers/free-port.js';
 import { ServedProcess } from '../faults/served-process.js';
+import { createThrowawayDatabase } from '../helpers/database.js';
 
 const run = promisify(execFile);
 /** Generous: a loaded 2-core machine runs the analysis, Chromium and serve at once. */
@@ -106,19 +106,9 @@ for (const target of targets) {
       shots = target.screenshots && process.env.CERTDESK_SCREENSHOTS_DIR ? path.resolve(process.env.CERTDESK_SCREENSHOTS_DIR) : path.join(dir, 'screenshots');
       mkdirSync(shots, { recursive: true });
       if (target.name === 'postgres') {
-        const adminUrl = process.env.TEST_DATABASE_URL!;
-        const name = `certdesk_j_${process.pid}_${randomBytes(4).toString('hex')}`;
-        const admin = new pg.Client({ connectionString: adminUrl });
-        await admin.connect();
-        await admin.query(`CREATE DATABASE ${name}`).finally(() => admin.end());
-        const url = new URL(adminUrl);
-        url.pathname = `/${name}`;
-        databaseUrl = url.toString();
-        dropDatabase = async () => {
-          const dropper = new pg.Client({ connectionString: adminUrl });
-          await dropper.connect();
-          await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => dropper.end());
-        };
+        const database = await createThrowawayDatabase(process.env.TEST_DATABASE_URL!, 'j');
+        databaseUrl = database.url;
+        dropDatabase = database.drop;
       }
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
