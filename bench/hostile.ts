@@ -120,7 +120,7 @@ async function main(): Promise<void> {
       'On PostgreSQL the tree is the primary (it migrates and supervises) and the workers; summed RSS counts the node binary\'s shared pages in every process, the Pss row counts them once. ' +
       'Before the memory work of issue 18 (same benchmark, load average ~0.5): PGlite 351 MB at start, 399 MB warm, 485 MB peak; PostgreSQL 396 / 429 / 556 MB (a quiet run before that: 393 / 434 / 489 and 412 / 440 / 540 MB). ' +
       'What changed (docs/operations.md, "Memory"): PGlite\'s WebAssembly compiled by Liftoff only (~85 MB per process), the young generation kept small (~24 MB for one process, ~20 MB per worker), the primary of serve --workers no longer loads the application (~90 MB), each command loads only its own modules, ioredis and pino-pretty only when used, and an asset read into one buffer instead of chunks plus a concatenated copy. ' +
-      'A bomb refused from its header costs about nothing; a 16 MiB XMP file is refused from its chunk lengths before it reaches a thread, and what remains is the job\'s read of the upload until it is collected. ' +
+      'A bomb refused from its header costs about nothing; a 16 MiB XMP file is refused from the chunk lengths in its first 64 KiB, never read whole (what remains is the upload\'s stream buffers until they are collected), and a 3,000-layer PSD from the layer count its lengths declare, before ag-psd parses it. ' +
       'Latency is measured on a machine shared with other builds and test runs (the load average above): on an idle machine compare p50 with the 200 ms goal first.\n\n' +
       sections.join('\n'),
   );
