@@ -12,6 +12,8 @@ export interface ReceivedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** When its connection was opened (performance.now()): tells apart the requests of a sender that died. */
+  connectedAt: number;
 }
 
 export interface Receiver {
@@ -49,6 +51,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const bytesSent = new Map<string, number>();
   const heldNow = new Set<http.ServerResponse>();
   const state = { holding: false };
+  const connectedAt = new WeakMap<object, number>();
   const server = http.createServer((req, res) => {
     const key = req.url ?? '/';
     const request = { arrived: performance.now() };
@@ -62,7 +65,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), connectedAt: connectedAt.get(req.socket) ?? performance.now() });
       // The query only tells endpoints apart; the path chooses the answer.
       const route = path.split('?')[0];
       if (route === '/ok') res.writeHead(200).end('thanks');
@@ -104,6 +107,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       } else res.writeHead(404).end();
     });
   });
+  server.on('connection', (socket) => connectedAt.set(socket, performance.now()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
