@@ -165,10 +165,8 @@ export class PublicCertificateCache {
     const key = certificateId.toLowerCase();
     const now = this.#options.clock();
     const usable = this.#usable(now);
-    if (usable) {
-      const entry = this.#entries!.get(key);
-      if (entry && now - entry.loadedAt <= this.#options.ttlMs) return entry.answer;
-    }
+    const kept = usable ? this.#kept(key, now) : null;
+    if (kept) return kept;
     const epoch = this.#epoch;
     const row = await this.#read(key);
     if (!row) return null;
@@ -183,10 +181,14 @@ export class PublicCertificateCache {
    * (public-certificate-fast-path.ts), which reads with `get` otherwise.
    */
   peek(certificateId: string): PublicCertificateAnswer | null {
-    if (!this.#entries || !isCertificateId(certificateId)) return null;
+    if (!isCertificateId(certificateId)) return null;
     const now = this.#options.clock();
-    if (!this.#usable(now)) return null;
-    const entry = this.#entries.get(certificateId.toLowerCase());
+    return this.#usable(now) ? this.#kept(certificateId.toLowerCase(), now) : null;
+  }
+
+  /** The kept answer of a (lower-case) id while younger than the TTL; the caller checked #usable. */
+  #kept(key: string, now: number): PublicCertificateAnswer | null {
+    const entry = this.#entries?.get(key);
     return entry && now - entry.loadedAt <= this.#options.ttlMs ? entry.answer : null;
   }
 

@@ -1,8 +1,7 @@
 /**
  * The hottest public path, answered before Fastify: `GET /v1/certificates/{id}` and
  * `GET /verify/{id}/badge.svg` of a certificate that exists, from the public certificate cache
- * (public-certificate-cache.ts: kept in memory while that is safe, else read with the other reads of the
- * same turn of the event loop). Badges are embedded on customers' pages; measured with 64 connections,
+ * (public-certificate-cache.ts: kept in memory while that is safe, else read together with other misses). Badges are embedded on customers' pages; measured with 64 connections,
  * Fastify's routing, hooks and reply machinery cost more CPU than everything else such a request needs
  * (docs/benchmarks.md, "Public certificate lookups").
  *
@@ -10,7 +9,7 @@
  * header the application's hooks add: X-Request-Id, the baseline security headers, Content-Language and
  * Vary, the public CORS headers, ETag and Cache-Control (and the badge's CSP); `If-None-Match` gives 304.
  * The request is counted in the request metrics under its route, and logged as `request completed` when
- * the level is info or lower (one line, not Fastify's two). test/certificates/public-fast-path.test.ts
+ * the level is info or lower (one line, not Fastify's two). test/http/public-certificate-fast-path.test.ts
  * holds both paths to the same headers and bodies.
  *
  * Everything else goes to Fastify: another method or path, a query string, a body, a malformed or unknown
@@ -29,7 +28,7 @@ import type { PublicCertificateAnswer } from './public-certificate-cache.js';
 import { PUBLIC_READ_CORS_HEADERS } from './public-read-cors.js';
 import { repeatedSingleHeader } from './repeated-headers.js';
 import { requestIdOf } from './request-id.js';
-import { BADGE_CSP, BADGE_PATH } from './routes/certificate-badge.js';
+import { BADGE_CONTENT_TYPE, BADGE_CSP, BADGE_PATH } from './routes/certificate-badge.js';
 import { PUBLIC_CERTIFICATE_CACHE_CONTROL, PUBLIC_CERTIFICATE_PATH } from './routes/certificates.js';
 
 export interface PublicCertificateFastPathDeps {
@@ -69,7 +68,7 @@ export function publicCertificateFastPath(deps: PublicCertificateFastPathDeps): 
       res.end();
     } else {
       const body = badge ? found.badge : found.json;
-      res.setHeader('content-type', badge ? 'image/svg+xml; charset=utf-8' : 'application/json; charset=utf-8');
+      res.setHeader('content-type', badge ? BADGE_CONTENT_TYPE : 'application/json; charset=utf-8');
       res.setHeader('content-length', body.length);
       res.writeHead(200);
       res.end(body);

@@ -3,8 +3,8 @@
  * claims up to `batchSize` due jobs in one statement (FOR UPDATE SKIP LOCKED, like the Worker), lets the
  * kind's BatchJobHandler read what they need in one go, runs each job as soon as it is read, and removes
  * finished jobs in batches (one DELETE for every job that finished while the previous one ran: the kind's
- * own table records the outcome), so a delivery costs a fraction of the Worker's three statements per job. Leases are renewed in one statement
- * for every held job. A job whose work throws is put back with the queue's backoff, or failed for good
+ * own table records the outcome), so a delivery costs a fraction of the Worker's three statements per job.
+ * Leases are renewed in one statement for every held job. A job whose work throws is put back with the queue's backoff, or failed for good
  * when it has no attempts left, as the Worker does (the kind has no final-failure hook).
  *
  * Idle, it polls every `pollMs`; `nudge()` (this process queued such a job) wakes it at once.
@@ -36,7 +36,6 @@ export interface BatchWorkerOptions {
   /** As WorkerOptions.session. */
   session?: () => string | null;
 }
-
 
 /** How often the claims also look for jobs whose lease ran out (a dead worker's, or ended by the session sweep). */
 export const EXPIRED_PASS_MS = 500;

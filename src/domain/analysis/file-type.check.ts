@@ -18,9 +18,6 @@ export const ACCEPTED_FORMATS: Readonly<Record<string, string>> = {
   psd: 'psd',
 };
 
-/** Bytes file-type needs to recognize any of its formats. */
-const SNIFF_BYTES = 4100;
-
 /**
  * The head the header limits are first tried on, before the file is read whole: a PSD's declared size is
  * in its first 26 bytes, and a PNG's, JPEG's, WebP's or TIFF's metadata blocks declare their lengths in
@@ -28,6 +25,9 @@ const SNIFF_BYTES = 4100;
  * block is thus refused for the price of 64 KiB, not of the whole file held in memory.
  */
 export const HEAD_VERDICT_BYTES = 64 * 1024;
+
+/** The head the format is recognized from: file-type needs 4,100 bytes; the verdict's head is read once for both. */
+const SNIFF_BYTES = HEAD_VERDICT_BYTES;
 
 /** The accepted format of the asset (`png`, `jpeg`, `webp`, `tiff`, `psd`), or undefined; later checks use it too. */
 export async function sniffFormat(context: AnalysisContext): Promise<{ format: string | undefined; mime: string | undefined }> {

@@ -16,6 +16,8 @@ export const BADGE_PATH = '/verify/:certificate_id/badge.svg';
 /** An SVG opened on its own may not run or load anything. */
 export const BADGE_CSP = "default-src 'none'; sandbox";
 
+export const BADGE_CONTENT_TYPE = 'image/svg+xml; charset=utf-8';
+
 export const certificateBadgeRoutes: FastifyPluginAsync = async (app) => {
   const publicCertificates = app.services.publicCertificates;
   app.get<{ Params: { certificate_id: string } }>(BADGE_PATH, { schema: { hide: true } }, async (request, reply) => {
@@ -28,7 +30,7 @@ export const certificateBadgeRoutes: FastifyPluginAsync = async (app) => {
     }
     reply.header('ETag', answer.badgeEtag).header('Cache-Control', PUBLIC_CERTIFICATE_CACHE_CONTROL).header('Content-Security-Policy', BADGE_CSP);
     if (matchesIfNoneMatch(request.headers['if-none-match'], answer.badgeEtag)) return reply.code(304).send();
-    return reply.type('image/svg+xml; charset=utf-8').send(answer.badge);
+    return reply.type(BADGE_CONTENT_TYPE).send(answer.badge);
   });
   publicReadPreflight(app, BADGE_PATH);
 };
