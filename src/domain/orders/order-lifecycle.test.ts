@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { ORDER_STATES, type HumanOrderStateValue } from '../../contract/schemas.js';
 import { databaseTargets } from '../../../test/helpers/database.js';
 import { ACME, loadStandardFixture, USERS, removeTemporaryObjectStorages } from '../../../test/helpers/fixtures.js';
@@ -14,7 +16,7 @@ import { ManualClock } from '../time/clock.js';
 import { canMove, IllegalTransitionError, isFinal } from './lifecycle.js';
 import { toOrderRow } from './order-document.js';
 import { listOrderEvents } from './order-lifecycle.repository.js';
-import { changeOrder, createOrder, OrderNotFoundError } from './order-lifecycle.service.js';
+import { changeOrder, changeOrderIn, createOrder, OrderNotFoundError } from './order-lifecycle.service.js';
 import { recountOrderCounters, upsertOrders } from './order.repository.js';
 
 const ALLOWED = new Set([
@@ -126,6 +128,34 @@ for (const target of databaseTargets()) {
       assert.equal((await listOrderEvents(handle.db, id!)).length, 1);
     });
 
+    if (target.name === 'postgres') {
+      // PGlite has one connection, so only PostgreSQL can run two moves at once.
+      it('two opposite moves in one scope at once both apply: the counter rows are locked in one order', async () => {
+        const [a, , b] = await freshOrders('opposite', 3);
+        await changeOrder(handle.db, clock, b!, actor, { to: 'Action Required' });
+        const scope = { organization_id: ACME.id, scope_key: `project:${ACME.projects.zeta.id}` };
+        let first: Promise<unknown> | undefined;
+        await handle.db.transaction().execute(async (trx) => {
+          // This transaction holds the Action Required row, as a move into that state would.
+          await trx.selectFrom('order_counters').select('order_count').where('organization_id', '=', scope.organization_id)
+            .where('scope_key', '=', scope.scope_key).where('order_state', '=', 'Action Required').forUpdate().execute();
+          // Meanwhile a move In Progress → Action Required starts and waits for that row…
+          first = changeOrder(handle.db, clock, a!, actor, { to: 'Action Required' });
+          first.catch(() => undefined);
+          await waitForLockWaiters(handle, 1);
+          // …and this one moves Action Required → In Progress. Had the waiting move taken the In Progress row
+          // before waiting, this would wait for it in turn: a circle PostgreSQL breaks with "deadlock detected".
+          await changeOrderIn(trx, clock, b!, actor, { to: 'In Progress' });
+        });
+        await first;
+        for (const [id, state] of [[a, 'Action Required'], [b, 'In Progress']] as const) {
+          const row = await handle.db.selectFrom('orders').select('order_state').where('order_id', '=', id!).executeTakeFirstOrThrow();
+          assert.equal(row.order_state, state);
+        }
+        assert.deepEqual(await handle.db.transaction().execute((trx) => recountOrderCounters(trx, true)), []);
+      });
+    }
+
     it('property: concurrent random moves keep the trail consistent and the counters exact', async () => {
       let round = 0;
       await fc.assert(
@@ -151,6 +181,18 @@ for (const target of databaseTargets()) {
       );
     });
   });
+}
+
+/** Waits (polling, with a generous deadline) until `count` sessions of this database wait for a lock. */
+async function waitForLockWaiters(handle: DatabaseHandle, count: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(handle.db);
+    if (rows[0]!.n >= count) return;
+    if (Date.now() > deadline) throw new Error(`no ${count} sessions waiting for a lock within 30 s`);
+    await delay(10);
+  }
 }
 
 // The temporary object storage folders this file made (test/helpers/fixtures.ts).
