@@ -47,6 +47,15 @@ const DURATION = num(FLAGS.duration, 10);
 const ROUNDS = num(FLAGS.rounds, 3);
 const WORKERS = num(FLAGS.workers, os.availableParallelism());
 const CONNECTIONS = 64;
+/**
+ * wrk's threads. One event loop drives 64 connections at over 60,000 requests/s on this machine (measured
+ * against a bare node:http server), so one is enough; a second one only competes with the server's two
+ * workers for the two CPUs, and when the scheduler leaves it waiting, the 32 requests it has in flight
+ * wait with it: runs with 2 threads showed stalls of 0.3-1.4 s that no server event loop saw (an
+ * event-loop monitor in each worker stayed below 60 ms), which wrk's coordinated-omission correction
+ * turns into p99s of hundreds of milliseconds, and lower rates. pgbench keeps its 2 threads (-j 2).
+ */
+const WRK_THREADS = 1;
 /** Parallel requests of the revocation probe (each on a connection of its own, spread over the workers). */
 const PROBE_FAN_OUT = 8;
 const DATABASE_URL = process.env.DATABASE_URL ?? DEFAULT_CERTIFICATES_DATABASE_URL;
@@ -144,11 +153,12 @@ interface WrkResult {
 
 /**
  * Runs wrk (C, like pgbench, so the load generator takes little of the CPU the server needs: autocannon,
- * in this Node process, took most of a core at these rates) with CONNECTIONS connections on 2 threads,
- * each request for a random seeded certificate (bench/wrk-certificates.lua), the probes' certificates left out.
+ * in this Node process, took most of a core at these rates) with CONNECTIONS connections on WRK_THREADS
+ * thread(s), each request for a random seeded certificate (bench/wrk-certificates.lua), the probes'
+ * certificates left out.
  */
 async function wrk(server: Server, kind: Kind, seconds: number): Promise<WrkResult> {
-  const args = ['-t', '2', '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--timeout', '10s', '-s', WRK_SCRIPT, server.baseUrl, '--', BENCH_CERTIFICATE_ID_PREFIX, String(COUNT - 2 * ROUNDS), kind];
+  const args = ['-t', String(WRK_THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--timeout', '10s', '-s', WRK_SCRIPT, server.baseUrl, '--', BENCH_CERTIFICATE_ID_PREFIX, String(COUNT - 2 * ROUNDS), kind];
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -288,7 +298,7 @@ function report(a: Measurement, b: Measurement, p: Measurement, seed: SeedFigure
     '',
     `Run ${new Date().toISOString()} by \`npm run bench:certificates\` (bench/certificates.ts): ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ` +
       `${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, PostgreSQL on 127.0.0.1; server, database, load generator and pgbench share the machine. ` +
-      `${N(COUNT)} certified orders with real ES256 certificates in PostgreSQL; \`serve --workers ${WORKERS}\`; ${CONNECTIONS} connections (wrk, 2 threads) and ` +
+      `${N(COUNT)} certified orders with real ES256 certificates in PostgreSQL; \`serve --workers ${WORKERS}\`; ${CONNECTIONS} connections (wrk, ${WRK_THREADS} thread${WRK_THREADS === 1 ? "" : "s"}) and ` +
       `${CONNECTIONS} pgbench clients, every request for a random one of the seeded certificates; ${DURATION} s per scenario after a 2 s warm-up, ` +
       `${ROUNDS} round(s) of (a), (b), (p); each figure is the median over the rounds (RSS and revocation delay: the maximum). ` +
       '(p) is bench/pgbench-certificate.sql: the SELECT of `findCertificate` (same columns, primary key) as a prepared statement.',

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../../test/helpers/manual-clock.js';
 import type { CertificateRow } from '../domain/certificates/index.js';
-import { PublicCertificateCache, renderPublicCertificate } from './public-certificate-cache.js';
+import { admitAtRandom, FULL_ADMISSION_RATE, PublicCertificateCache, renderPublicCertificate } from './public-certificate-cache.js';
 
 const ID = '3f0c5c9e-7d55-4a5e-9b55-0c8a2d1e4f11';
 const OTHER = '3f0c5c9e-7d55-4a5e-9b55-0c8a2d1e4f12';
@@ -32,7 +32,7 @@ function row(id: string, revokedAt: Date | null = null): CertificateRow {
 }
 
 /** A database of rows by id that counts its reads, and a feed whose health the test sets. */
-function setup(options: { maxBytes?: number; healthy?: boolean } = {}) {
+function setup(options: { maxBytes?: number; healthy?: boolean; admitWhenFull?: () => boolean } = {}) {
   const clock = new ManualClock();
   const rows = new Map<string, CertificateRow>([[ID, row(ID)], [OTHER, row(OTHER)]]);
   const state = { reads: 0, statements: [] as string[][], healthy: options.healthy ?? true };
@@ -46,6 +46,7 @@ function setup(options: { maxBytes?: number; healthy?: boolean } = {}) {
     ttlMs: TTL,
     maxBytes: options.maxBytes ?? 1024 * 1024,
     feed: { isHealthy: () => state.healthy },
+    admitWhenFull: options.admitWhenFull ?? (() => true),
   });
   return { clock, rows, state, cache };
 }
@@ -153,6 +154,32 @@ describe('public certificate cache', () => {
     assert.equal(state.reads, 2, 'the most recent is kept');
     await cache.get(ID);
     assert.equal(state.reads, 3, 'the older one was evicted');
+  });
+
+  it('once full, keeps a read answer only when admitted, and then evicts the least recently used', async () => {
+    const entryBytes = renderPublicCertificate(row(ID)).bytes + 200;
+    let admit = false;
+    const { state, cache } = setup({ maxBytes: Math.floor(entryBytes * 1.5), admitWhenFull: () => admit });
+    await cache.get(ID);
+    assert.equal(cache.size, 1, 'kept while there was room, whatever admission says');
+    await cache.get(OTHER);
+    await cache.get(ID);
+    assert.equal(state.reads, 2, 'the full cache kept what it had: the first one is still served from memory');
+    await cache.get(OTHER);
+    assert.equal(state.reads, 3, 'the refused one is read again');
+    admit = true;
+    await cache.get(OTHER);
+    await cache.get(OTHER);
+    assert.equal(state.reads, 4, 'admitted: kept');
+    await cache.get(ID);
+    assert.equal(state.reads, 5, 'the least recently used one made room for it');
+  });
+
+  it('by default admits an answer read while full when a random draw falls below FULL_ADMISSION_RATE', () => {
+    const draws = [0, FULL_ADMISSION_RATE / 2, FULL_ADMISSION_RATE, 0.99];
+    const admit = admitAtRandom(() => draws.shift()!);
+    assert.deepEqual([admit(), admit(), admit(), admit()], [true, true, false, false]);
+    assert.ok(FULL_ADMISSION_RATE > 0 && FULL_ADMISSION_RATE <= 0.1, 'a small share: little churn, yet a hot certificate gets in soon');
   });
 
   it('keeps nothing without a change feed (PGlite) or with no memory', async () => {

@@ -19,7 +19,8 @@
  *   predate the change whose notification just arrived.
  * - Unknown ids are not cached: they cost one primary-key read each, and caching them would let anyone
  *   evict real certificates by asking for random ids (and would need inserts announced too).
- * - Bounded by bytes (the rendered JSON and SVG), least recently used first out.
+ * - Bounded by bytes (the rendered JSON and SVG), least recently used first out; once full, only some
+ *   read answers take a place (FULL_ADMISSION_RATE), so what is asked for often stays.
  * With no listener (PGlite, or a size of 0) nothing is kept: every request reads the row.
  */
 import { LRUCache } from 'lru-cache';
@@ -62,6 +63,11 @@ export interface PublicCertificateCacheOptions {
   maxBytes: number;
   /** null: nothing is kept (no change feed, e.g. PGlite). */
   feed: ChangeFeedHealth | null;
+  /**
+   * Whether a read answer takes the place of the least recently used one once the bound is reached
+   * (default: at random, FULL_ADMISSION_RATE of the time). Tests decide it.
+   */
+  admitWhenFull?: () => boolean;
 }
 
 /** The entity tag of a certificate's public representation: it changes only when it is revoked (once). */
@@ -132,6 +138,21 @@ const ENTRY_OVERHEAD_BYTES = 200;
 const MAX_BATCH = 128;
 /** Statements reading certificates at once per process (the rest wait and join the next). */
 const MAX_READS_IN_FLIGHT = 2;
+/**
+ * Share of the answers read while the cache is full that are kept, evicting the least recently used.
+ * Keeping every one made a cache smaller than the set of certificates asked for slower than none
+ * (docs/benchmarks.md, "Public certificate lookups": with uniformly random ids over 100,000 certificates
+ * and room for ~23,000, 77% of requests miss, and each kept-then-evicted answer was work for the LRU list
+ * and for the garbage collector's old generation). A certificate asked for often (a badge on a busy page)
+ * is still kept after about 1/rate requests, and then stays while it is asked for; a full cache of
+ * uniformly requested ones keeps serving the same share from memory with 1/rate of the churn.
+ */
+export const FULL_ADMISSION_RATE = 1 / 32;
+
+/** The default admission of a full cache: true FULL_ADMISSION_RATE of the time. */
+export function admitAtRandom(random: () => number = Math.random): () => boolean {
+  return () => random() < FULL_ADMISSION_RATE;
+}
 
 interface Waiter {
   resolve: (row: CertificateRow | undefined) => void;
@@ -148,8 +169,11 @@ export class PublicCertificateCache {
   /** Statements of #read running now. */
   #readsInFlight = 0;
 
+  readonly #admitWhenFull: () => boolean;
+
   constructor(options: PublicCertificateCacheOptions) {
     this.#options = options;
+    this.#admitWhenFull = options.admitWhenFull ?? admitAtRandom();
     this.#entries =
       options.feed && options.maxBytes > 0
         ? new LRUCache<string, Entry>({
@@ -171,8 +195,14 @@ export class PublicCertificateCache {
     const row = await this.#read(key);
     if (!row) return null;
     const answer = renderPublicCertificate(row);
-    if (usable && epoch === this.#epoch && this.#usable(this.#options.clock())) this.#entries!.set(key, { answer, loadedAt: now });
+    if (usable && epoch === this.#epoch && this.#usable(this.#options.clock()) && this.#admits(answer)) this.#entries!.set(key, { answer, loadedAt: now });
     return answer;
+  }
+
+  /** Whether a read answer is kept: always while there is room, else only sometimes (FULL_ADMISSION_RATE). */
+  #admits(answer: RenderedCertificate): boolean {
+    const entries = this.#entries!;
+    return entries.calculatedSize + answer.bytes + ENTRY_OVERHEAD_BYTES <= entries.maxSize || this.#admitWhenFull();
   }
 
   /**
