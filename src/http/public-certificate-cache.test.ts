@@ -145,7 +145,6 @@ describe('public certificate cache', () => {
   it('holds at most maxBytes of rendered answers, least recently used out first', async () => {
     const one = renderPublicCertificate(row(ID));
     const entryBytes = one.bytes + 200;
-    assert.ok(one.bytes >= one.json.length + one.badge.length, 'the estimate covers what is rendered');
     const { state, cache } = setup({ maxBytes: Math.floor(entryBytes * 1.5) });
     await cache.get(ID);
     await cache.get(OTHER);
@@ -173,6 +172,26 @@ describe('public certificate cache', () => {
     assert.equal(state.reads, 4, 'admitted: kept');
     await cache.get(ID);
     assert.equal(state.reads, 5, 'the least recently used one made room for it');
+  });
+
+  it('charges an entry again when it renders a representation: the growth pushes the least recently used out', async () => {
+    const fresh = renderPublicCertificate(row(ID)).bytes;
+    const grown = renderPublicCertificate(row(ID));
+    void grown.json;
+    void grown.badge;
+    assert.ok(grown.bytes > fresh, 'rendering holds more');
+    assert.ok(grown.bytes >= grown.json.length + grown.badge.length, 'the estimate covers what is rendered');
+    // Room for two fresh entries, not for a grown one beside a fresh one.
+    const { state, cache } = setup({ maxBytes: 2 * (fresh + 200) + 10 });
+    const first = await cache.get(ID);
+    await cache.get(OTHER);
+    assert.equal(cache.size, 2);
+    void first!.json;
+    void first!.badge;
+    assert.equal(cache.size, 1, 'the grown entry took the room of the least recently used');
+    assert.equal(cache.peek(ID), first, 'and is still kept');
+    await cache.get(OTHER);
+    assert.equal(state.reads, 3, 'the other one was pushed out');
   });
 
   it('by default admits an answer read while full when a random draw falls below FULL_ADMISSION_RATE', () => {

@@ -84,8 +84,8 @@ export class RenderedCertificate implements PublicCertificateAnswer {
   readonly status: 'valid' | 'revoked';
   readonly etag: string;
   readonly badgeEtag: string;
-  /** What both representations take once rendered, estimated from the row (the cache's byte bound). */
-  readonly bytes: number;
+  /** Told when a representation was rendered (the memory it holds grew): the cache that keeps it. */
+  onGrow: (() => void) | null = null;
   #fields: PublicCertificateT | null;
   #json: Buffer | null = null;
   readonly #verifyUrl: string;
@@ -100,15 +100,22 @@ export class RenderedCertificate implements PublicCertificateAnswer {
     this.badgeEtag = this.etag.replace(/"$/, '-badge"');
     this.#verifyUrl = row.verify_url;
     this.#assetName = row.asset_name;
-    // The JSON: its strings, escaped (up to 6 times the length of a free-text field, 2 bytes a character
-    // outside Latin-1 while kept as strings), and ~250 bytes of names and punctuation. The badge: ~700
-    // bytes of markup with the name and the URL in it escaped (up to 3 times their length). Then the
-    // entity tags, and ~300 bytes of object headers. Measured on the benchmark's certificates (heap and
-    // external memory): 2.4 kB an entry with both rendered; this estimate plus ENTRY_OVERHEAD_BYTES says
-    // 2.8 kB.
-    const free = fields.asset_name.length + (fields.revocation_reason?.length ?? 0);
-    const fixed = fields.certificate_id.length + fields.issued_at.length + (fields.revoked_at?.length ?? 0) + fields.asset_sha256.length + fields.jws.length + fields.verify_url.length;
-    this.bytes = fixed + 6 * free + 250 + 700 + 4 * (row.asset_name.length + row.verify_url.length) + 2 * this.etag.length + 300;
+  }
+
+  /**
+   * What it holds now, estimated (the cache's byte bound): the rendered bytes as they are; a kept string
+   * at its length (2 bytes a character when it holds one outside Latin-1, as V8 keeps it) plus 16 bytes of
+   * header; ~500 bytes of objects (this one, its buffers' handles, their backing stores' bookkeeping).
+   * Measured on the benchmark's certificates (heap and external memory): 2.4 kB an entry with both
+   * representations rendered, 1.6 kB with the JSON only; this estimate plus ENTRY_OVERHEAD_BYTES says
+   * 2.7 and 2.1 kB (the 2.8 kB charged for every entry before, whatever it held).
+   */
+  get bytes(): number {
+    const fields = this.#fields;
+    const kept = fields
+      ? textBytes(fields.certificate_id) + textBytes(fields.issued_at) + textBytes(fields.revoked_at) + textBytes(fields.revocation_reason) + textBytes(fields.asset_sha256) + textBytes(fields.jws) + 100
+      : 0;
+    return kept + (this.#json?.length ?? 0) + (this.#badge?.length ?? 0) + textBytes(this.#verifyUrl) + textBytes(this.#assetName) + textBytes(this.etag) + textBytes(this.badgeEtag) + 500;
   }
 
   /** The body of `GET /v1/certificates/{id}`. */
@@ -116,14 +123,24 @@ export class RenderedCertificate implements PublicCertificateAnswer {
     if (!this.#json) {
       this.#json = ownBytes(JSON.stringify(this.#fields));
       this.#fields = null;
+      this.onGrow?.();
     }
     return this.#json;
   }
 
   get badge(): Buffer {
-    this.#badge ??= ownBytes(renderBadge({ status: this.status, verifyUrl: this.#verifyUrl, assetName: this.#assetName }));
+    if (!this.#badge) {
+      this.#badge = ownBytes(renderBadge({ status: this.status, verifyUrl: this.#verifyUrl, assetName: this.#assetName }));
+      this.onGrow?.();
+    }
     return this.#badge;
   }
+}
+
+/** What V8 keeps for a string: a byte a character while all are Latin-1, else two; 16 bytes of header. */
+function textBytes(value: string | null): number {
+  if (value === null) return 0;
+  return (/[^\u0000-\u00ff]/.test(value) ? 2 : 1) * value.length + 16;
 }
 
 /**
@@ -213,8 +230,22 @@ export class PublicCertificateCache {
     const row = await this.#read(key);
     if (!row) return null;
     const answer = renderPublicCertificate(row);
-    if (usable && epoch === this.#epoch && this.#usable(this.#options.clock()) && this.#admits(answer)) this.#entries!.set(key, { answer, loadedAt: now });
+    if (usable && epoch === this.#epoch && this.#usable(this.#options.clock()) && this.#admits(answer)) this.#keep(key, answer, now);
     return answer;
+  }
+
+  /**
+   * Keeps an answer, charged for what it holds; when it renders another representation later, its entry
+   * is charged again (a new entry object: the LRU recomputes a size only when the value changes), which
+   * may push the least recently used ones out.
+   */
+  #keep(key: string, answer: RenderedCertificate, loadedAt: number): void {
+    const entries = this.#entries!;
+    entries.set(key, { answer, loadedAt });
+    answer.onGrow = () => {
+      const kept = entries.peek(key);
+      if (kept?.answer === answer) entries.set(key, { answer, loadedAt: kept.loadedAt });
+    };
   }
 
   /** Whether a read answer is kept: always while there is room, else only sometimes (FULL_ADMISSION_RATE). */
