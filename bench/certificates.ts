@@ -334,10 +334,10 @@ function report(a: Measurement, b: Measurement, p: Measurement, seed: SeedFigure
       `Latency follows from the rate: ${CONNECTIONS} requests always in flight at ${f(a.requestsPerSecond)} req/s is a mean of ` +
       `${f((1000 * CONNECTIONS) / a.requestsPerSecond, 1)} ms (Little's law), and the tail is the scheduler of a shared, overloaded machine. ` +
       'Both routes are answered before Fastify by the server\'s request listener (src/http/public-certificate-fast-path.ts, the same bytes and headers as the routes). ' +
-      'Each process keeps the rendered answers in memory (`PUBLIC_CERTIFICATE_CACHE_MB`, default 64 MB: about 23,000 certificates) and drops one when PostgreSQL announces ' +
+      'Each process keeps the rendered answers in memory (`PUBLIC_CERTIFICATE_CACHE_MB`, default 64 MB: about 32,000 API answers, each charged for what it holds) and drops one when PostgreSQL announces ' +
       'a change to it (LISTEN/NOTIFY, migration 0011); once full, it keeps 1 in 32 of the answers it reads (FULL_ADMISSION_RATE). Reads that miss it are shared by the requests ' +
       'of one turn of the event loop and by those that came while the process\'s one read in flight ran (one statement for many ids). The load asks for uniformly random ids ' +
-      'among 100,000, the worst case for a cache: about a fifth of the requests find their answer kept. The revocation figure is the time from the commit until ' +
+      'among 100,000, the worst case for a cache: about a third of the API requests and a quarter of the badge requests find their answer kept (counted in the workers). The revocation figure is the time from the commit until ' +
       `${PROBE_FAN_OUT} parallel revalidations (spread over the workers, each of which had the answer in memory) all say so, under the load. ` +
       `Errors or non-2xx answers during the runs: ${a.errors + b.errors}. ` +
       `Load average when the benchmark started (1/5/15 min): ${INITIAL_LOAD.map((l) => l.toFixed(1)).join(' / ')}; ` +
