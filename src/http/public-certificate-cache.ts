@@ -91,6 +91,10 @@ export class RenderedCertificate implements PublicCertificateAnswer {
   readonly #verifyUrl: string;
   readonly #assetName: string;
   #badge: Buffer | null = null;
+  /** What the kept row fields take (charged until the JSON is rendered and they are dropped). */
+  readonly #fieldsBytes: number;
+  /** What never changes: the strings kept for the badge, the entity tags and the objects themselves. */
+  readonly #fixedBytes: number;
 
   constructor(row: CertificateRow) {
     const fields = toPublicCertificateObject(row);
@@ -100,6 +104,9 @@ export class RenderedCertificate implements PublicCertificateAnswer {
     this.badgeEtag = this.etag.replace(/"$/, '-badge"');
     this.#verifyUrl = row.verify_url;
     this.#assetName = row.asset_name;
+    this.#fieldsBytes =
+      textBytes(fields.certificate_id) + textBytes(fields.issued_at) + textBytes(fields.revoked_at) + textBytes(fields.revocation_reason) + textBytes(fields.asset_sha256) + textBytes(fields.jws) + 100;
+    this.#fixedBytes = textBytes(this.#verifyUrl) + textBytes(this.#assetName) + textBytes(this.etag) + textBytes(this.badgeEtag) + 500;
   }
 
   /**
@@ -111,11 +118,7 @@ export class RenderedCertificate implements PublicCertificateAnswer {
    * 2.7 and 2.1 kB (the 2.8 kB charged for every entry before, whatever it held).
    */
   get bytes(): number {
-    const fields = this.#fields;
-    const kept = fields
-      ? textBytes(fields.certificate_id) + textBytes(fields.issued_at) + textBytes(fields.revoked_at) + textBytes(fields.revocation_reason) + textBytes(fields.asset_sha256) + textBytes(fields.jws) + 100
-      : 0;
-    return kept + (this.#json?.length ?? 0) + (this.#badge?.length ?? 0) + textBytes(this.#verifyUrl) + textBytes(this.#assetName) + textBytes(this.etag) + textBytes(this.badgeEtag) + 500;
+    return (this.#fields ? this.#fieldsBytes : 0) + (this.#json?.length ?? 0) + (this.#badge?.length ?? 0) + this.#fixedBytes;
   }
 
   /** The body of `GET /v1/certificates/{id}`. */
@@ -164,6 +167,11 @@ interface Entry {
 
 /** Fixed cost of an entry besides its strings (key, object headers, list links), for the byte bound. */
 const ENTRY_OVERHEAD_BYTES = 200;
+
+/** What an entry holding this answer is charged against the byte bound. */
+function entryBytes(answer: RenderedCertificate): number {
+  return answer.bytes + ENTRY_OVERHEAD_BYTES;
+}
 /** Most ids read in one statement. */
 const MAX_BATCH = 128;
 /**
@@ -213,7 +221,7 @@ export class PublicCertificateCache {
       options.feed && options.maxBytes > 0
         ? new LRUCache<string, Entry>({
             maxSize: options.maxBytes,
-            sizeCalculation: ({ answer }) => answer.bytes + ENTRY_OVERHEAD_BYTES,
+            sizeCalculation: ({ answer }) => entryBytes(answer),
           })
         : null;
   }
@@ -251,7 +259,7 @@ export class PublicCertificateCache {
   /** Whether a read answer is kept: always while there is room, else only sometimes (FULL_ADMISSION_RATE). */
   #admits(answer: RenderedCertificate): boolean {
     const entries = this.#entries!;
-    return entries.calculatedSize + answer.bytes + ENTRY_OVERHEAD_BYTES <= entries.maxSize || this.#admitWhenFull();
+    return entries.calculatedSize + entryBytes(answer) <= entries.maxSize || this.#admitWhenFull();
   }
 
   /**
