@@ -69,7 +69,7 @@ async function recreateDatabase(): Promise<DatabaseHandle> {
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const handle = await openDatabase({ databaseUrl: DATABASE_URL, pgliteDir: null, poolSize: 16 });
+  const handle = await openDatabase({ databaseUrl: DATABASE_URL, pgliteDir: null, poolSize: 32 });
   await migrate(handle);
   return handle;
 }
@@ -223,7 +223,7 @@ async function main(): Promise<void> {
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       // At most as many decisions at once as the pool has connections (a loaded machine slows each one).
-      while (inFlight.size >= 12) await Promise.race(inFlight);
+      while (inFlight.size >= 28) await Promise.race(inFlight);
       const p = insertSyntheticCertificates(db.db, deps, { organizationId: ORG, organizationName: 'Log Benchmark', ownerEmail: OWNER, count: 1, orderIdPrefix: `ord_rate_${i}_` }).then(([id]) => {
         commits.set(id!, performance.now());
       });

@@ -161,7 +161,12 @@ export class LogSequencer {
       const state = await lockLogState(trx);
       if (!this.#mayLead(state)) return null;
       if (state.sequencer !== sequencerId) this.#options.log?.info({ previous: state.sequencer }, 'this process is now the transparency log sequencer');
-      await holdLease(trx, sequencerId, this.#options.session?.() ?? null, leaseMs);
+      // Renewed when a third of it is gone (not on every idle round: one row write per ~3 s, not 5 a second),
+      // or at once when this process's session changed (a reconnection) or it was not ours.
+      const session = this.#options.session?.() ?? null;
+      if (state.sequencer !== sequencerId || state.sequencer_session !== session || (state.lease_left_ms ?? 0) < (leaseMs * 2) / 3) {
+        await holdLease(trx, sequencerId, session, leaseMs);
+      }
       const size = state.tree_size;
       const waiting = await readWaitingEntries(trx, batchSize);
       if (waiting.length === 0) {

@@ -32,11 +32,15 @@ export interface LogStateRow {
   sequencer: string | null;
   /** The lease has not run out (the database's clock). */
   lease_live: boolean;
+  /** Milliseconds the lease has left (negative once run out; null without a lease). */
+  lease_left_ms: number | null;
+  sequencer_session: string | null;
   /** Whether the holder's listening session is still connected; null when it has none (PGlite). */
   session_alive: boolean | null;
 }
 
-const STATE_COLUMNS = sql`tree_size, published_size, sequencer, COALESCE(lease_until > now(), false) AS lease_live,
+const STATE_COLUMNS = sql`tree_size, published_size, sequencer, sequencer_session, COALESCE(lease_until > now(), false) AS lease_live,
+  (EXTRACT(EPOCH FROM (lease_until - now())) * 1000)::float8 AS lease_left_ms,
   CASE WHEN sequencer_session IS NULL THEN NULL
        ELSE EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = sequencer_session) END AS session_alive`;
 
@@ -117,11 +121,14 @@ export interface Integration {
 export async function recordIntegration(trx: Executor, integration: Integration): Promise<void> {
   const { entries, hashes, checkpoint } = integration;
   if (entries.length > 0) {
-    await sql`
+    const updated = await sql<{ id: number }>`
       UPDATE transparency_log_entries e SET log_index = v.log_index, checkpoint_size = ${checkpoint.size}, inclusion_proof = decode(v.proof, 'hex')
       FROM unnest(${arrayLiteral(entries.map((e) => String(e.id)))}::bigint[], ${arrayLiteral(entries.map((e) => String(e.index)))}::bigint[],
                   ${arrayLiteral(entries.map((e) => e.proof.toString('hex')))}::text[]) AS v(id, log_index, proof)
-      WHERE e.id = v.id AND e.log_index IS NULL`.execute(trx);
+      WHERE e.id = v.id AND e.log_index IS NULL
+      RETURNING e.id`.execute(trx);
+    // Every entry of the batch, or the transaction (and its checkpoint) is thrown away.
+    if (updated.rows.length !== entries.length) throw new Error(`sequenced ${updated.rows.length} of ${entries.length} entries; the batch is rolled back`);
   }
   if (hashes.length > 0) {
     await sql`
