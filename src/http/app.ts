@@ -23,6 +23,7 @@ import { answerConnectRequests, clientErrorHandler } from './plugins/raw-client-
 import { installSecurityHeaders } from './plugins/security-headers.js';
 import { rejectRepeatedHeaders } from './repeated-headers.js';
 import { installMetrics } from './plugins/metrics.js';
+import { installJsonBodyParser } from './plugins/json-body.js';
 import { installLanguageNegotiation } from './plugins/language.js';
 import { trackRoutes } from './plugins/method-not-allowed.js';
 import { healthRoutes } from './routes/health.js';
@@ -98,6 +99,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorHandling(app, routeTable);
   installConnectionDrain(app);
   installMetrics(app, services.metrics);
+  installJsonBodyParser(app);
   registerComponentSchemas(app);
   await registerOpenApi(app, { issuerUrl: config.issuerUrl, publicBaseUrl: config.publicBaseUrl });
 
