@@ -42,10 +42,23 @@ export class PendingMultipartFile {
   private sha256: string | undefined;
   private hashing: Promise<string> | undefined;
 
+  /** Why the form broke off while its file was arriving (no closing boundary: the body ended inside the file). */
+  private broken: Error | undefined;
+
   constructor(
     private readonly part: MultipartFile,
     private readonly rest: AsyncIterator<Multipart>,
-  ) {}
+  ) {
+    // Listened to from the start: the body may end inside the file before anyone reads it.
+    part.file.on('error', (err: Error) => {
+      this.broken ??= err;
+    });
+  }
+
+  /** Whether the form broke off inside the file (the request answers 400 and stores nothing). */
+  get incomplete(): boolean {
+    return this.broken !== undefined || (this.part.file.destroyed && !this.part.file.readableEnded);
+  }
 
   get fileName(): string {
     return this.part.filename || 'upload';
@@ -63,6 +76,7 @@ export class PendingMultipartFile {
   /** The file's stream, for the one consumer that stores it; it reports the bytes' hash with `received`. */
   take(): Readable {
     if (this.taken || this.hashing) throw new Error('the multipart file was already read');
+    if (this.incomplete) throw incompleteForm(this.broken);
     this.taken = true;
     return this.part.file;
   }
@@ -109,6 +123,11 @@ export class PendingMultipartFile {
     }
     await this.partsAfterFile();
   }
+}
+
+/** 400: the form ended before its closing boundary (inside the file, or before the file's bytes began). */
+export function incompleteForm(cause?: unknown): ApiError {
+  return new ApiError(400, 'errors.multipart_incomplete', { cause });
 }
 
 /** preValidation: the form's fields become the body; the file part waits in `request.multipartFile`. */
