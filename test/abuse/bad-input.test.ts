@@ -15,6 +15,7 @@ import { describeOnEachDatabase } from '../helpers/database.js';
 import { snapshotTables } from '../helpers/db-snapshot.js';
 import { TINY_PNG_BASE64 } from '../helpers/fixtures.js';
 import { CUSTOMER_ORG, get, openOrder, openReviewWorld, postForm, sendJson, type ReviewWorld } from '../review/review-world.js';
+import { signIn } from '../web/web-test-helpers.js';
 
 const UPLOAD_ID = '0a0a0a0a-0000-4000-8000-0000000000b1';
 const ENDPOINT_ID = '0a0a0a0a-0000-4000-8000-0000000000e1';
@@ -97,7 +98,7 @@ describeOnEachDatabase('bad input from outside', (getDb) => {
     assert.deepEqual(await snapshotTables(getDb().db), before, 'nothing was written');
   });
 
-  it('the web: the form’s own error (webhook form, review decision and revocation), a page naming the field elsewhere; nothing is written', async () => {
+  it('the web: the form’s own error (webhook form, review decision and revocation, sign-in), a page naming the field elsewhere; nothing is written', async () => {
     // q3 certified (its review page then has the revocation form); q1 opened, so claimed by rita.
     const { claimId: q3Claim } = await openOrder(w, 'rita', 'q3');
     assert.equal((await postForm(w, 'rita', '/review/orders/q3/decision', { decision: 'certify', note: 'human', claim_id: q3Claim! })).statusCode, 200);
@@ -129,6 +130,12 @@ describeOnEachDatabase('bad input from outside', (getDb) => {
       assert.equal(res.statusCode, 422, `${url}: ${res.body.slice(0, 200)}`);
       assert.ok(res.body.includes(en['web.error.refused_text'].replace('{field}', field).replace('{character}', 'U+0000')), `${url} names ${field}`);
     }
+    // The sign-in form: shown again with the error, nothing looked up, no session.
+    const signInAttempt = await signIn(w.app, `cleo\u0000@customer.example`, 'correct horse battery staple');
+    assert.equal(signInAttempt.response.statusCode, 422, signInAttempt.response.body.slice(0, 300));
+    assert.match(signInAttempt.response.body, /<form[^>]*action="\/sign-in"/);
+    assert.ok(signInAttempt.response.body.includes(fieldError));
+    assert.equal(signInAttempt.jar.get('certdesk_session'), undefined, 'no session');
     // The review editor's JSON: the 422 list naming the field, like the API's.
     const edits = await sendJson(w, 'rita', 'PUT', '/review/orders/q1/edits', { claim_id: claimId, annotations: [{ id: 'a\u0000', type: 'RECTANGLE' }] });
     assert.equal(edits.statusCode, 422, edits.body);
