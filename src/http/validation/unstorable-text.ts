@@ -36,28 +36,43 @@ export function unstorableTextIssue(loc: Array<string | number>, input: string, 
   };
 }
 
+/** A place in the walked value: its parent's place and its own key (locations are built only for findings). */
+interface Place {
+  parent: Place | null;
+  key: string | number | null;
+}
+
+function locationOf(place: Place, root: Array<string | number>): Array<string | number> {
+  const keys: Array<string | number> = [];
+  for (let p: Place | null = place; p && p.key !== null; p = p.parent) keys.push(p.key);
+  return [...root, ...keys.reverse()];
+}
+
 /**
  * Every string in `value` (a parsed body, query, form or path parameters) that cannot be stored, with its
- * location under `loc`. The walk is iterative (JSON bodies are depth-bounded already, forms are flat) and
- * stops after `limit` findings.
+ * location under `loc`, in document order. The walk is iterative and linear (JSON bodies are depth-bounded
+ * already, forms are flat) and stops after `limit` findings.
  */
 export function unstorableTextIssues(value: unknown, loc: Array<string | number>, limit = 20): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const stack: Array<{ value: unknown; loc: Array<string | number> }> = [{ value, loc }];
+  // Popped in document order: an object's refused key is reported where its value would be.
+  const stack: Array<{ value: unknown; place: Place; refusedKey?: string }> = [{ value, place: { parent: null, key: null } }];
   while (stack.length > 0 && issues.length < limit) {
     const item = stack.pop()!;
-    if (typeof item.value === 'string') {
+    if (item.refusedKey !== undefined) {
+      issues.push(unstorableTextIssue(locationOf(item.place, loc), item.refusedKey, unstorableCharacter(item.refusedKey)!));
+    } else if (typeof item.value === 'string') {
       const character = unstorableCharacter(item.value);
-      if (character) issues.push(unstorableTextIssue(item.loc, item.value, character));
+      if (character) issues.push(unstorableTextIssue(locationOf(item.place, loc), item.value, character));
     } else if (Array.isArray(item.value)) {
-      for (let i = item.value.length - 1; i >= 0; i--) stack.push({ value: item.value[i], loc: [...item.loc, i] });
+      for (let i = item.value.length - 1; i >= 0; i--) stack.push({ value: item.value[i], place: { parent: item.place, key: i } });
     } else if (item.value !== null && typeof item.value === 'object') {
-      const entries = Object.entries(item.value as Record<string, unknown>);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i]!;
-        const character = unstorableCharacter(key);
-        if (character) issues.push(unstorableTextIssue([...item.loc, key], key, character));
-        else stack.push({ value: child, loc: [...item.loc, key] });
+      const keys = Object.keys(item.value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        const place = { parent: item.place, key };
+        if (unstorableCharacter(key)) stack.push({ value: undefined, place, refusedKey: key });
+        else stack.push({ value: (item.value as Record<string, unknown>)[key], place });
       }
     }
   }
