@@ -5,6 +5,7 @@
  */
 import cookie from '@fastify/cookie';
 import { ApiError } from '../domain/errors.js';
+import { statusMessageKey } from '../http/plugins/error-handler.js';
 import { translate } from '../i18n/index.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { parseFormBody } from './form-body.js';
@@ -93,7 +94,7 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
     else req.log.error({ err }, 'web page failed');
     // A page's script sent JSON (review edits, uploads): a malformed or too deeply nested body is refused in JSON.
     if (status >= 400 && status < 500 && /^application\/json\b/i.test(String(req.headers['content-type'] ?? ''))) {
-      const key = err instanceof ApiError ? err.messageKey : 'errors.bad_request';
+      const key = err instanceof ApiError ? err.messageKey : statusMessageKey(status);
       return reply.code(status).type('application/json; charset=utf-8').send({ detail: translate(lang, key, err instanceof ApiError ? err.vars : {}) });
     }
     const body =
