@@ -54,8 +54,9 @@ describeOnEachDatabase('multipart orders cut short or mis-framed', (getDb) => {
     await api?.close();
   });
 
-  const post = async (body: Buffer, contentType = `multipart/form-data; boundary=${BOUNDARY}`): Promise<RawResponse & { ms: number }> => {
-    const head = `POST /v1/orders HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.tokens.admin}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`;
+  const post = async (body: Buffer, contentType = `multipart/form-data; boundary=${BOUNDARY}`, idempotencyKey?: string): Promise<RawResponse & { ms: number }> => {
+    const key = idempotencyKey ? `Idempotency-Key: ${idempotencyKey}\r\n` : '';
+    const head = `POST /v1/orders HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.tokens.admin}\r\n${key}Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`;
     const started = performance.now();
     // rawRequest rejects when no answer came within the bound: an unanswered request fails the test.
     const res = await rawRequest(port, Buffer.concat([Buffer.from(head), body]), ANSWER_WITHIN_MS);
@@ -92,6 +93,16 @@ describeOnEachDatabase('multipart orders cut short or mis-framed', (getDb) => {
       const res = await post(body);
       assert.equal(res.status, 201, res.body.slice(0, 300));
     }
+  });
+
+  it('a form cut inside its file under an Idempotency-Key leaves the key free: the whole form sent again is created', async () => {
+    const whole = form();
+    const key = `cut-${Date.now()}`;
+    const cut = await post(whole.subarray(0, whole.indexOf(PNG) + 10), undefined, key);
+    assert.equal(cut.status, 400, cut.body);
+    const again = await post(whole, undefined, key);
+    assert.equal(again.status, 201, again.body.slice(0, 300));
+    assert.equal(again.headers['idempotent-replayed'], undefined);
   });
 
   it('mis-framed forms are answered within the bound with a 4xx and store nothing', async () => {

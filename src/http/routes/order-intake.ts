@@ -189,8 +189,12 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
         if (!keyed) answer(created);
         return reply.send(payload);
       } catch (err) {
-        // The form broke off inside the file: whatever was stored is gone again (createOrderFromFile), 400.
-        if (pending?.incomplete && !(err instanceof ApiError && err.statusCode === 400)) throw incompleteForm(err);
+        // The form broke off inside the file: whatever was stored is gone again (createOrderFromFile), 400;
+        // the whole form sent again under the same Idempotency-Key may succeed, so the key is not kept.
+        if (pending?.incomplete) {
+          markRetryable(request);
+          throw err instanceof ApiError && err.statusCode === 400 ? err : incompleteForm(err);
+        }
         if (err instanceof UploadRejectedError) {
           // Bytes that have not arrived yet may arrive: a retry can succeed, so the key is not kept.
           if (err.problem === 'empty') markRetryable(request);
