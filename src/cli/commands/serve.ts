@@ -102,14 +102,14 @@ export function registerServe(program: Command): void {
       let address: string;
       let services: Services;
       try {
-        const [{ createServices }, { buildApp }, { stopOnSignals }] = await Promise.all([
+        const [{ createServices }, { buildServer }, { stopOnSignals }] = await Promise.all([
           import('../../app/services.js'),
-          import('../../http/app.js'),
+          import('../../app/http-server.js'),
           import('../stop-on-signals.js'),
         ]);
         services = await createServices({ config, database });
         undo.push(() => services.close());
-        const app = await buildApp(services);
+        const app = await buildServer(services);
         undo.push(() => app.close());
         const stopSignals = stopOnSignals({
           app,
