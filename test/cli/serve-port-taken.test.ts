@@ -22,7 +22,7 @@ const BIN = fileURLToPath(new URL('../../bin/certdesk', import.meta.url));
  * "Within seconds" on an idle machine (a PGlite start and the migration check take most of it); the bound
  * is generous for a loaded 2-core machine. Before the fix the process never exited at all.
  */
-const EXIT_DEADLINE_MS = 90_000;
+const EXIT_DEADLINE_MS = 180_000;
 
 /** A listening socket on a free loopback port, held for the whole file. */
 async function holdPort(): Promise<{ port: number; close: () => Promise<void> }> {
