@@ -1,5 +1,5 @@
 /**
- * The web application: server-rendered pages for signed-in members. Registered by buildApp as one
+ * The web application: server-rendered pages for signed-in members. Mounted by the composition root (src/app/http-server.ts) as one
  * encapsulated plugin, so its hooks (language, session, security headers) and its error page apply to
  * its own routes only, never to the JSON API.
  */
