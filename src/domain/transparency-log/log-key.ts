@@ -1,11 +1,11 @@
 /**
  * The log's Ed25519 key: made on first use, kept in the database encrypted with MASTER_KEY like the other
- * signing keys (src/oauth/keys/key-encryption.ts; the key name is the additional authenticated data), one
+ * signing keys (src/storage/key-encryption.ts; the key name is the additional authenticated data), one
  * for the log's life. Its name is the log's origin, fixed when the key is made: a later change of the
  * public base URL does not rename the log (a new name would be a new log to every verifier).
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { decryptPrivateKey, encryptPrivateKey } from '../../oauth/keys/key-encryption.js';
+import { decryptPrivateKey, encryptPrivateKey } from '../../storage/key-encryption.js';
 import type { Executor } from '../../storage/database.js';
 import { insertLogKey, readLogKey } from './transparency-log.repository.js';
 import { isValidKeyName, verifierKey, type NoteSigner } from './signed-note.js';
