@@ -23,7 +23,12 @@ export async function buildTestApp(input: ServiceInput & { sequenceLog?: boolean
   const app = await buildServer(services);
   // As in `serve`, the transparency log's sequencer runs (its rounds are small transactions every 200 ms),
   // so certificates reach the log as they do in production; tests that drive it by hand turn it off.
-  if (sequenceLog) services.transparencyLog.sequencer.start();
+  // One round first, so the log's first checkpoint exists before the test starts (a test that compares
+  // the object storage before and after a request does not see it appear meanwhile).
+  if (sequenceLog) {
+    await services.transparencyLog.sequencer.runRound();
+    services.transparencyLog.sequencer.start();
+  }
   app.addHook('onClose', () => services.close());
   auditInjectedPages(app);
   return app;
