@@ -17,6 +17,7 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../../storage/database.js';
+import { isDatabaseUnavailable } from '../../storage/database-availability.js';
 import type { ObjectStorage } from '../../storage/object-storage/object-storage.js';
 import { entryBundle } from './entries.js';
 import { leafHash } from './merkle.js';
@@ -123,7 +124,10 @@ export class LogSequencer {
         this.#failures++;
         // 0.2, 0.4, 0.8, 1.6, then 2 s between attempts: the log waits, nothing is lost.
         delay = Math.min(2000, this.#options.pollMs * 2 ** Math.min(this.#failures, 4));
-        if (this.#failures === 1 || this.#failures % 50 === 0) this.#options.log?.warn({ err, failures: this.#failures }, 'transparency log round failed; retrying');
+        // An unreachable database is the outage log's (one line per outage), not one line per round.
+        if (!isDatabaseUnavailable(err) && (this.#failures === 1 || this.#failures % 50 === 0)) {
+          this.#options.log?.warn({ err, failures: this.#failures }, 'transparency log round failed; retrying');
+        }
       }
       if (this.#stopped) break;
       if (delay > 0) {
