@@ -53,6 +53,7 @@ import { logDatabaseOutages } from './database-outage-log.js';
 import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
 import { openPublicCertificateCache, type PublicCertificateCache } from '../http/public-certificate-cache.js';
 import type { Clock as CacheClock } from '../clock.js';
+import { openTransparencyLog, type TransparencyLog } from '../domain/transparency-log/index.js';
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -76,6 +77,8 @@ export interface ServiceInput {
   webhooks?: { timeoutMs?: number; schedule?: DeliverySchedule; random?: () => number };
   /** Time of the public certificate cache (epoch ms); default: the system clock. */
   publicCertificateClock?: CacheClock;
+  /** Transparency log sequencer timings (tests shorten the lease or the poll interval). */
+  transparencyLog?: { leaseMs?: number; pollMs?: number; batchSize?: number };
 }
 
 export interface Services {
@@ -109,6 +112,8 @@ export interface Services {
   readonly reviewCertificateIssuer: CertificateIssuer;
   /** Rendered public certificate answers (API and badge), dropped everywhere when one changes. */
   readonly publicCertificates: PublicCertificateCache;
+  /** The public transparency log: its key and its sequencer (started by `serve` and `certdesk worker`). */
+  readonly transparencyLog: TransparencyLog;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }
@@ -211,6 +216,19 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     ttlMs: config.publicCertificateCacheTtlSeconds * 1000,
     clock: input.publicCertificateClock,
   });
+  // One sequencer leads across every instance (a lease on PostgreSQL, taken over at once from a process
+  // whose session is gone); the embedded database has one process, whose lease it always is.
+  const transparencyLog = openTransparencyLog({
+    db,
+    storage,
+    masterKey: config.masterKey,
+    publicBaseUrl: config.publicBaseUrl,
+    sequencerId: `${config.instanceName}/${randomUUID().slice(0, 8)}`,
+    session: notifications ? () => notifications.liveSession : undefined,
+    exclusive: database.kind === 'pglite',
+    log,
+    ...input.transparencyLog,
+  });
   let closed: Promise<void> | null = null;
   return {
     config,
@@ -236,8 +254,10 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     },
     reviewCertificateIssuer: reviewCertificateIssuer(db, storage, certificates),
     publicCertificates: publicCertificates.cache,
+    transparencyLog,
     close: () =>
       (closed ??= (async () => {
+        await transparencyLog.sequencer.stop();
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
         for (const stop of unsubscribe) stop();

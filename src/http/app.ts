@@ -32,6 +32,7 @@ import { orderHistoryRoutes } from './routes/order-history.js';
 import { orderIntakeRoutes } from './routes/order-intake.js';
 import { certificateRoutes } from './routes/certificates.js';
 import { certificateBadgeRoutes } from './routes/certificate-badge.js';
+import { transparencyLogRoutes } from './routes/transparency-log.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { organizationMemberRoutes } from './routes/organization-members.js';
 import { projectRoutes } from './routes/projects.js';
@@ -108,6 +109,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(orderHistoryRoutes);
   await app.register(certificateRoutes);
   await app.register(certificateBadgeRoutes);
+  await app.register(transparencyLogRoutes);
   await app.register(objectRoutes);
   await app.register(projectRoutes);
   await app.register(organizationMemberRoutes);

@@ -66,8 +66,11 @@ export interface Checkpoint {
  * tests; third parties use their own verifiers).
  */
 export function openCheckpoint(note: string, key: string): Checkpoint {
-  const [name, idHex, keyB64, ...more] = key.split('+');
-  if (!name || !idHex || !keyB64 || more.length > 0) throw new Error('malformed verifier key');
+  // name+id+key: the key's base64 may itself contain `+`, the name never does.
+  const first = key.indexOf('+');
+  const second = key.indexOf('+', first + 1);
+  const [name, idHex, keyB64] = [key.slice(0, first), key.slice(first + 1, second), key.slice(second + 1)];
+  if (first <= 0 || second < 0 || !/^[0-9a-f]{8}$/.test(idHex) || !keyB64) throw new Error('malformed verifier key');
   const keyBytes = Buffer.from(keyB64, 'base64');
   if (keyBytes.length !== 33 || keyBytes[0] !== ED25519_TYPE) throw new Error('not an Ed25519 verifier key');
   const publicKey = keyBytes.subarray(1);

@@ -28,6 +28,11 @@ export function openTileBase(size: number, level: number): number {
 
 export class TreeView implements HashSource {
   readonly #levels: LevelHashes[];
+  /**
+   * Hashes of perfect subtrees between the stored levels, once computed: a perfect subtree never changes,
+   * and a batch's proofs ask for the same ones again and again (by height, then index).
+   */
+  readonly #between = new Map<number, Map<number, Buffer>>();
 
   /** `levels[l]` from openTileBase(size, l) to floor(size / 256^l), as loaded for a tree of some size. */
   constructor(levels: LevelHashes[]) {
@@ -82,7 +87,11 @@ export class TreeView implements HashSource {
     const level = Math.floor(height / TILE_HEIGHT);
     const rest = height % TILE_HEIGHT;
     if (rest === 0) return this.hashAt(level, index);
-    return perfectRoot(this.hashesAt(level, index * 2 ** rest, (index + 1) * 2 ** rest));
+    let known = this.#between.get(height);
+    if (!known) this.#between.set(height, (known = new Map()));
+    let hash = known.get(index);
+    if (!hash) known.set(index, (hash = nodeHash(this.subtree(height - 1, 2 * index), this.subtree(height - 1, 2 * index + 1))));
+    return hash;
   }
 
   root(size = this.size): Buffer {
@@ -92,15 +101,4 @@ export class TreeView implements HashSource {
   proof(index: number, size = this.size): Buffer[] {
     return inclusionProof(this, index, size);
   }
-}
-
-/** The root of a perfect tree over a power-of-two number of hashes. */
-function perfectRoot(hashes: Buffer[]): Buffer {
-  let row = hashes;
-  while (row.length > 1) {
-    const next: Buffer[] = [];
-    for (let i = 0; i < row.length; i += 2) next.push(nodeHash(row[i]!, row[i + 1]!));
-    row = next;
-  }
-  return row[0]!;
 }
