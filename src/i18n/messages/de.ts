@@ -509,7 +509,7 @@ export const de: Catalogue = {
   'web.verify.jws_help': 'Jeder kann es offline mit den öffentlichen Schlüsseln unter {jwks} prüfen.',
   'web.verify.log_heading': 'Transparenzlog',
   'web.verify.log_checking': 'Der Eintrag des Zertifikats im öffentlichen Transparenzlog wird in Ihrem Browser geprüft…',
-  'web.verify.log_included': 'Im öffentlichen Transparenzlog {origin}: Dieses Zertifikat ist Eintrag {index} (ab 0 gezählt). In Ihrem Browser geprüft: Der Eintrag gehört zu diesem Zertifikat, sein Inklusionsnachweis führt zum Checkpoint des Logs mit {size} Einträgen, und dieser Checkpoint ist mit dem Log-Schlüssel unter {key} signiert.',
+  'web.verify.log_included': 'Im öffentlichen Transparenzlog {origin}: Dieses Zertifikat ist Eintrag {index} (ab 0 gezählt). In Ihrem Browser geprüft: Der Eintrag gehört zu diesem Zertifikat, sein Inklusionsnachweis führt zur Wurzel des Checkpoints des Logs (Baumgröße {size}), und dieser Checkpoint ist mit dem Log-Schlüssel unter {key} signiert.',
   'web.verify.log_revocation': 'Sein Widerruf ist Eintrag {index} des Logs.',
   'web.verify.log_pending': 'Noch nicht im öffentlichen Transparenzlog: Das Zertifikat wurde vor {seconds} s ausgestellt und wird binnen Sekunden aufgenommen. Laden Sie die Seite neu, um erneut zu prüfen.',
   'web.verify.log_failed': 'Prüfung im Transparenzlog FEHLGESCHLAGEN: {reason}. Vertrauen Sie diesem Zertifikat nicht.',

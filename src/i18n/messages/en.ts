@@ -513,7 +513,7 @@ export const en = {
   'web.verify.jws_help': 'Anyone can verify it offline with the public keys at {jwks}.',
   'web.verify.log_heading': 'Transparency log',
   'web.verify.log_checking': 'Checking the certificate’s entry in the public transparency log in your browser…',
-  'web.verify.log_included': 'In the public transparency log {origin}: this certificate is entry {index} (counting from 0). Checked in your browser: the entry is this certificate’s, its inclusion proof leads to the log’s checkpoint of {size} entries, and that checkpoint is signed by the log key at {key}.',
+  'web.verify.log_included': 'In the public transparency log {origin}: this certificate is entry {index} (counting from 0). Checked in your browser: the entry is this certificate’s, its inclusion proof leads to the root of the log’s checkpoint (tree size {size}), and that checkpoint is signed by the log key at {key}.',
   'web.verify.log_revocation': 'Its revocation is entry {index} of the log.',
   'web.verify.log_pending': 'Not yet in the public transparency log: the certificate was issued {seconds} s ago and is added within seconds. Reload the page to check again.',
   'web.verify.log_failed': 'Transparency log check FAILED: {reason}. Do not trust this certificate.',

@@ -509,7 +509,7 @@ export const es: Catalogue = {
   'web.verify.jws_help': 'Cualquiera puede verificarlo sin conexión con las claves públicas de {jwks}.',
   'web.verify.log_heading': 'Registro de transparencia',
   'web.verify.log_checking': 'Comprobando en su navegador la entrada del certificado en el registro de transparencia público…',
-  'web.verify.log_included': 'En el registro de transparencia público {origin}: este certificado es la entrada {index} (contando desde 0). Comprobado en su navegador: la entrada es de este certificado, su prueba de inclusión lleva al punto de control del registro de {size} entradas, y ese punto de control está firmado con la clave del registro de {key}.',
+  'web.verify.log_included': 'En el registro de transparencia público {origin}: este certificado es la entrada {index} (contando desde 0). Comprobado en su navegador: la entrada es de este certificado, su prueba de inclusión lleva a la raíz del punto de control del registro (tamaño del árbol {size}), y ese punto de control está firmado con la clave del registro de {key}.',
   'web.verify.log_revocation': 'Su revocación es la entrada {index} del registro.',
   'web.verify.log_pending': 'Aún no está en el registro de transparencia público: el certificado se emitió hace {seconds} s y se añade en segundos. Recargue la página para comprobarlo de nuevo.',
   'web.verify.log_failed': 'La comprobación en el registro de transparencia FALLÓ: {reason}. No confíe en este certificado.',

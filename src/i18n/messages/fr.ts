@@ -509,7 +509,7 @@ export const fr: Catalogue = {
   'web.verify.jws_help': 'Tout le monde peut le vérifier hors ligne avec les clés publiques de {jwks}.',
   'web.verify.log_heading': 'Journal de transparence',
   'web.verify.log_checking': 'Vérification dans votre navigateur de l’entrée du certificat dans le journal de transparence public…',
-  'web.verify.log_included': 'Dans le journal de transparence public {origin} : ce certificat est l’entrée {index} (en comptant à partir de 0). Vérifié dans votre navigateur : l’entrée est celle de ce certificat, sa preuve d’inclusion mène au point de contrôle du journal de {size} entrées, et ce point de contrôle est signé par la clé du journal publiée à {key}.',
+  'web.verify.log_included': 'Dans le journal de transparence public {origin} : ce certificat est l’entrée {index} (en comptant à partir de 0). Vérifié dans votre navigateur : l’entrée est celle de ce certificat, sa preuve d’inclusion mène à la racine du point de contrôle du journal (taille de l’arbre {size}), et ce point de contrôle est signé par la clé du journal publiée à {key}.',
   'web.verify.log_revocation': 'Sa révocation est l’entrée {index} du journal.',
   'web.verify.log_pending': 'Pas encore dans le journal de transparence public : le certificat a été émis il y a {seconds} s et y est ajouté en quelques secondes. Rechargez la page pour vérifier à nouveau.',
   'web.verify.log_failed': 'Vérification dans le journal de transparence ÉCHOUÉE : {reason}. Ne vous fiez pas à ce certificat.',

@@ -509,7 +509,7 @@ export const ja: Catalogue = {
   'web.verify.jws_help': '{jwks} の公開鍵を使えば、誰でもオフラインで検証できます。',
   'web.verify.log_heading': '透明性ログ',
   'web.verify.log_checking': '公開透明性ログにある証明書のエントリーをブラウザーで確認しています…',
-  'web.verify.log_included': '公開透明性ログ {origin} に記録されています：この証明書はエントリー {index}（0 から数えた番号）です。ブラウザーで確認しました：エントリーはこの証明書のものであり、その包含証明はログの {size} 件のチェックポイントに至り、そのチェックポイントは {key} のログ鍵で署名されています。',
+  'web.verify.log_included': '公開透明性ログ {origin} に記録されています：この証明書はエントリー {index}（0 から数えた番号）です。ブラウザーで確認しました：エントリーはこの証明書のものであり、その包含証明はログのチェックポイント（ツリーサイズ {size}）のルートに至り、そのチェックポイントは {key} のログ鍵で署名されています。',
   'web.verify.log_revocation': 'その失効はログのエントリー {index} です。',
   'web.verify.log_pending': 'まだ公開透明性ログにありません：証明書は {seconds} 秒前に発行され、数秒以内に追加されます。ページを再読み込みして再確認してください。',
   'web.verify.log_failed': '透明性ログの確認に失敗しました：{reason}。この証明書を信頼しないでください。',

@@ -63,7 +63,7 @@ function checkpointJson(checkpoint: Checkpoint): Record<string, unknown> {
 function logSentence(status: CertificateLogStatus): string {
   if (status.status === 'pending') return `not yet in the transparency log (issued ${Math.round(status.issuedAgoMs / 1000)} s ago; it is sequenced within seconds)`;
   const revoked = status.revoked ? `, revoked at entry ${status.revoked.index}` : status.revocationPending ? ', its revocation not yet logged' : '';
-  return `in the transparency log ${status.origin} at entry ${status.issued.index} (0-based), proven against its signed checkpoint of ${status.issued.checkpoint.size} entries${revoked}`;
+  return `in the transparency log ${status.origin} at entry ${status.issued.index} (0-based), proven against its signed checkpoint (tree size ${status.issued.checkpoint.size})${revoked}`;
 }
 
 function formatOf(flags: FormatFlags, machineDefault: Format): Format {
