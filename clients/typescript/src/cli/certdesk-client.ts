@@ -12,7 +12,7 @@ import { Certdesk } from '../client.js';
 import { verifyCertificate } from '../certificate.js';
 import { LogResource } from '../log-resource.js';
 import { describeCheckpoint, type Checkpoint } from '../tlog/checkpoint.js';
-import type { CertificateLogStatus, TransparencyLogObject } from '../tlog/certificate-log.js';
+import type { CertificateLogStatus } from '../tlog/certificate-log.js';
 import { toBase64 } from '../tlog/bytes.js';
 import type { Order, OrderPreview, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../types.js';
 import { loadBaseUrl, loadCredentials, saveCredentials } from './config.js';
@@ -265,10 +265,9 @@ export function program(): Command {
       const digest = await sha256OfFile(opts.verify);
       if (digest !== certificate.asset_sha256) throw new CliFailure(`${opts.verify} is not the certified file (sha256 ${digest}, certified ${certificate.asset_sha256})`, EXIT.verification);
       // The log check: the key from /log/key unless given, the proof from the certificate itself.
-      const logged = (certificate as { transparency_log?: TransparencyLogObject | null }).transparency_log ?? null;
       const { transparencyLog } = await verifyCertificate(certificate.jws, jwks as Parameters<typeof verifyCertificate>[1], {
         baseUrl: client.options.baseUrl,
-        transparencyLog: logged,
+        transparencyLog: certificate.transparency_log,
         revokedAt: certificate.revoked_at ?? null,
         fetch: client.options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
         ...(opts.logKey ? { logKey: opts.logKey } : {}),
