@@ -27,6 +27,7 @@ import { after, before, it } from 'node:test';
 import { verifyCheckpoint as sigstoreVerifyCheckpoint } from '@sigstore/verify/dist/tlog/checkpoint.js';
 import { verifyMerkleInclusion as sigstoreVerifyInclusion } from '@sigstore/verify/dist/tlog/merkle.js';
 import canonicalize from 'canonicalize';
+import { verifyCertificate } from '../../clients/typescript/src/index.js';
 import { eventually } from '../helpers/certificates.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { TINY_PNG_BASE64 } from '../helpers/fixtures.js';
@@ -387,6 +388,16 @@ describeOnEachDatabase('the transparency log, checked by an independent verifier
     const audit = await run(['log', 'audit', '--json'], env);
     assert.equal(audit.code, 0, audit.stderr);
     assert.ok((JSON.parse(audit.stdout) as { entries: number }).entries >= size);
+    // And the library: verifyCertificate with only the base URL (key from /log/key, proof from the public route).
+    const jwks = (await (await get('/.well-known/jwks.json')).json()) as Parameters<typeof verifyCertificate>[1];
+    const q1 = await publicCertificate('q1');
+    const byLibrary = await verifyCertificate(q1.jws, jwks, { baseUrl: base });
+    assert.equal(byLibrary.transparencyLog?.status, 'included');
+    if (byLibrary.transparencyLog?.status === 'included') {
+      assert.equal(byLibrary.transparencyLog.issued.index, q1.transparency_log!.issued.index);
+      assert.equal(byLibrary.transparencyLog.revoked?.index, q1.transparency_log!.revoked!.index);
+    }
+    await assert.rejects(verifyCertificate(q1.jws, jwks, { baseUrl: base, logKey: GO_VKEY }), /the certificate names the log api\.certdesk\.test\/log, not PeterNeumann/);
   });
 });
 
