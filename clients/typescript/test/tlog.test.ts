@@ -243,6 +243,20 @@ describe('C2SP tlog-tiles', () => {
     await assert.rejects(auditLog(r2, await currentCheckpoint(r2, verifier)), /never issued/);
   });
 
+  it('a partial tile or bundle gone once the full one exists: the full one is read instead (tlog-tiles allows deleting them)', async () => {
+    const key = makeKey();
+    const log = new MemoryLog(key);
+    const verifier = await parseVerifierKey(key.keyString);
+    const older = await verifyCheckpoint(log.append(entries(200)), verifier);
+    log.append(entries(100, 200));
+    log.files.delete('tile/0/000.p/200');
+    log.files.delete('tile/entries/000.p/200');
+    const reader = new LogReader(PREFIX, log.fetch);
+    log.requested.length = 0;
+    assert.equal((await auditLog(reader, older)).entries, 200);
+    assert.deepEqual(log.requested.filter((p) => p.startsWith('tile/0/') || p.startsWith('tile/entries/')).sort(), ['tile/0/000', 'tile/0/000.p/200', 'tile/entries/000', 'tile/entries/000.p/200']);
+  });
+
   it('audits a log of 66,049 entries (three tile levels), fetching each tile and bundle once', async () => {
     const key = makeKey();
     const log = new MemoryLog(key);
