@@ -153,7 +153,7 @@ export async function consistencyProof(size1: number, size2: number, hashRange: 
   let start = 0;
   let end = size2;
   let m = size1;
-  let whole = true;
+  let whole = true; // RFC 6962's b: the old tree is all of D[0:m] here, whose root the verifier already has
   for (;;) {
     const n = end - start;
     if (m === n) {
