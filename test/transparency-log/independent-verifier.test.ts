@@ -374,6 +374,9 @@ describeOnEachDatabase('the transparency log, checked by an independent verifier
     assert.equal(verified.code, 0, verified.stderr);
     const q0 = await publicCertificate('q0');
     assert.match(verified.stderr, new RegExp(`in the transparency log api\\.certdesk\\.test/log at entry ${q0.transparency_log!.issued.index} \\(0-based\\)`));
+    const otherKey = await run(['certificate', 'q0', '--verify', asset, '--log-key', GO_VKEY], env);
+    assert.equal(otherKey.code, 9);
+    assert.match(otherKey.stderr, /^certdesk-client: the certificate names the log api\.certdesk\.test\/log, not PeterNeumann\n$/);
     const revoked = await run(['certificate', 'q1', '--verify', asset], env);
     assert.equal(revoked.code, 9);
     assert.match(revoked.stderr, /^certdesk-client: the certificate was revoked: withdrawn q1\n$/);
