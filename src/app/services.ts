@@ -54,6 +54,7 @@ import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/revie
 import { openPublicCertificateCache, type PublicCertificateCache } from '../http/public-certificate-cache.js';
 import type { Clock as CacheClock } from '../clock.js';
 import { openTransparencyLog, type TransparencyLog } from '../domain/transparency-log/index.js';
+import { LOG_TILE_CACHE_BYTES, LogTileCache } from '../http/log-tile-cache.js';
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -114,6 +115,8 @@ export interface Services {
   readonly publicCertificates: PublicCertificateCache;
   /** The public transparency log: its key and its sequencer (started by `serve` and `certdesk worker`). */
   readonly transparencyLog: TransparencyLog;
+  /** The log's tiles and bundles read from object storage, kept (their bytes never change). */
+  readonly logTiles: LogTileCache;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }
@@ -255,6 +258,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     reviewCertificateIssuer: reviewCertificateIssuer(db, storage, certificates),
     publicCertificates: publicCertificates.cache,
     transparencyLog,
+    logTiles: new LogTileCache(LOG_TILE_CACHE_BYTES),
     close: () =>
       (closed ??= (async () => {
         await transparencyLog.sequencer.stop();

@@ -14,6 +14,7 @@ import { oauthPlugin } from '../oauth/index.js';
 import { trustProxyFor } from './trusted-proxies.js';
 import { requestIdOf } from './request-id.js';
 import { publicCertificateFastPath, type FastPath } from './public-certificate-fast-path.js';
+import { logTileFastPath } from './log-tile-fast-path.js';
 import { registerComponentSchemas } from './openapi/components.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
 import { installConnectionDrain } from './connection-drain.js';
@@ -115,6 +116,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(organizationMemberRoutes);
   await app.register(webhookEndpointRoutes);
   await app.register(webPlugin);
-  fastPath = publicCertificateFastPath({ cache: services.publicCertificates, metrics: services.metrics, log: services.log, draining: () => app.drain.draining });
+  const certificatesFast = publicCertificateFastPath({ cache: services.publicCertificates, metrics: services.metrics, log: services.log, draining: () => app.drain.draining });
+  const tilesFast = logTileFastPath({ cache: services.logTiles, metrics: services.metrics, log: services.log, draining: () => app.drain.draining });
+  fastPath = (req, res, next) => tilesFast(req, res, () => certificatesFast(req, res, next));
   return app;
 }

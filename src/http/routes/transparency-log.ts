@@ -39,7 +39,7 @@ function bytesResponse(description: string, mediaType: string, cache: string) {
 }
 
 export const transparencyLogRoutes: FastifyPluginAsync = async (app) => {
-  const { storage, transparencyLog } = app.services;
+  const { storage, transparencyLog, logTiles } = app.services;
 
   const notFound = (reply: FastifyReply): never => {
     reply.header('Cache-Control', 'no-store');
@@ -113,13 +113,21 @@ export const transparencyLogRoutes: FastifyPluginAsync = async (app) => {
       const path = `tile/${(request.params as { '*': string })['*']}`;
       const tile = parseTilePath(path);
       if (!tile) return notFound(reply);
-      const object = await storage.get(`${LOG_OBJECT_PREFIX}${path}`);
-      if (!object) return notFound(reply);
+      // Read whole (8 KiB a tile, ~35 KiB a bundle) and kept: the bytes at a tile path never change, and
+      // the fast path (log-tile-fast-path.ts) answers the next requests for it from memory.
+      let bytes = logTiles.get(path);
+      if (!bytes) {
+        const object = await storage.get(`${LOG_OBJECT_PREFIX}${path}`);
+        if (!object) return notFound(reply);
+        const chunks: Buffer[] = [];
+        for await (const chunk of object.body) chunks.push(chunk as Buffer);
+        bytes = Buffer.concat(chunks);
+        logTiles.set(path, bytes);
+      }
       return reply
         .type(TILE_CONTENT_TYPE)
-        .header('Content-Length', String(object.size))
         .header('Cache-Control', tile.width === TILE_WIDTH ? FULL_TILE_CACHE_CONTROL : PARTIAL_TILE_CACHE_CONTROL)
-        .send(object.body);
+        .send(bytes);
     },
   );
   publicReadPreflight(app, TILE_ROUTE);
