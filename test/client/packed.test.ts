@@ -1,6 +1,6 @@
 /**
  * What is published is what is tested: the package is packed (`npm pack -w @certdesk/client`), unpacked
- * into the node_modules of a temporary project (its two dependencies, jose and commander, linked from
+ * into the node_modules of a temporary project (its dependencies, jose, @noble/hashes and commander, linked from
  * this repository's install: no registry access in tests), and used from there, by `import`, by
  * `require` and through its bin, against the served application.
  */
@@ -28,7 +28,8 @@ describe('the packed @certdesk/client', () => {
     const installed = path.join(project, 'node_modules', '@certdesk', 'client');
     mkdirSync(installed, { recursive: true });
     execFileSync('tar', ['-xzf', path.join(project, tarball), '-C', installed, '--strip-components=1']);
-    for (const dep of ['jose', 'commander']) symlinkSync(path.resolve('node_modules', dep), path.join(project, 'node_modules', dep), 'dir');
+    mkdirSync(path.join(project, 'node_modules', '@noble'), { recursive: true });
+    for (const dep of ['jose', 'commander', '@noble/hashes']) symlinkSync(path.resolve('node_modules', dep), path.join(project, 'node_modules', dep), 'dir');
     writeFileSync(path.join(project, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
   });
   after(async () => {

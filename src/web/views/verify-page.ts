@@ -23,6 +23,10 @@ export interface VerifyPageModel {
 
 /** Same-origin paths the page's own image and script use (the CSP allows only this origin). */
 const JWKS_PATH = '/.well-known/jwks.json';
+/** The transparency log's verifier key (DECISIONS 14), same origin. */
+const LOG_KEY_PATH = '/log/key';
+/** The log check's failure reasons the script names (src/web/client/verify.ts). */
+const LOG_FAILURES = ['missing', 'signature', 'inclusion', 'entry', 'malformed', 'unavailable', 'unsupported'] as const;
 const badgePath = (id: string) => `/verify/${id}/badge.svg`;
 
 /** The HTML other sites paste to show the badge, linking to this page. */
@@ -55,6 +59,11 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
     'data-msg-mismatch': t('web.verify.file_mismatch'),
     'data-msg-unverified': t('web.verify.file_unverified'),
     'data-msg-revoked-match': t('web.verify.file_revoked'),
+    'data-msg-log-included': t('web.verify.log_included'),
+    'data-msg-log-revocation': t('web.verify.log_revocation'),
+    'data-msg-log-pending': t('web.verify.log_pending'),
+    'data-msg-log-failed': t('web.verify.log_failed'),
+    ...Object.fromEntries(LOG_FAILURES.map((reason) => [`data-msg-log-reason-${reason}`, t(`web.verify.log_reason.${reason}`)])),
   };
   const messageAttributes = html`${Object.entries(messages).map(([name, value]) => html` ${new SafeHtml(name)}="${value}"`)}`;
   return page(ctx, {
@@ -77,9 +86,12 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
   data-certificate-id="${row.certificate_id}"
   data-certificate-url="/v1/certificates/${row.certificate_id}"
   data-jwks-url="${JWKS_PATH}"
+  data-log-key-url="${LOG_KEY_PATH}"
   data-issuer="${model.issuer}"${messageAttributes}>
   <h2>${t('web.verify.signature_heading')}</h2>
   <p id="signature-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.signature_checking')}</p>
+  <h2>${t('web.verify.log_heading')}</h2>
+  <p id="log-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.log_checking')}</p>
   <h2>${t('web.verify.file_heading')}</h2>
   <p class="muted">${t('web.verify.file_help')}</p>
   <div class="drop-zone" id="drop-zone">
