@@ -28,6 +28,9 @@ function row(id: string, revokedAt: Date | null = null): CertificateRow {
     revoked_at: revokedAt,
     revocation_reason: revokedAt ? 'Evidence of generation' : null,
     revoked_by: revokedAt ? 'system:operator' : null,
+    content_credentials: 'pending',
+    content_credentials_key: null,
+    content_credentials_note: null,
   };
 }
 
