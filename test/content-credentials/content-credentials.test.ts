@@ -24,6 +24,7 @@ import {
   runContentCredentialsJobs,
   type ManifestStore,
 } from '../helpers/content-credentials.js';
+import { advanceJobTime } from '../helpers/job-time.js';
 import { get, openReviewWorld, postForm, type ReviewWorld } from '../review/review-world.js';
 
 const ISSUER = 'https://api.certdesk.test';
@@ -195,5 +196,64 @@ describeOnEachDatabase('content credentials', (getDb) => {
     assert.match((res.json() as { detail: string }).detail, /revoked/);
     assert.equal((await get(w, 'customer', '/orders/q1/certificate/file')).statusCode, 410);
     assert.doesNotMatch((await get(w, 'customer', '/orders/q1')).body, /Download with Content Credentials/);
+  });
+});
+
+describeOnEachDatabase('content credentials when storage or signing fails', (getDb) => {
+  let w: ReviewWorld;
+
+  before(async () => {
+    w = await openReviewWorld(getDb(), 4);
+    await certifyWithAsset(w, 'q1', pngBytes(32, 24), 'image/png');
+  });
+  after(async () => {
+    await w?.close();
+  });
+
+  const state = async () => {
+    const certificate = (await w.app.inject({ url: '/v1/orders/q1/certificate', headers: { authorization: `Bearer ${w.customerToken}` } })).json() as { status: string; content_credentials: string };
+    const job = await getDb().db.selectFrom('jobs').select(['state', 'attempts', 'last_error']).where('kind', '=', 'make_content_credentials').executeTakeFirstOrThrow();
+    return { status: certificate.status, cc: certificate.content_credentials, job };
+  };
+
+  it('a failed write or signature retries the job; the certificate stays valid and pending, then the file is made', async () => {
+    const { storage, c2paSigner } = w.app.services;
+    // Fault injection on the real services: object storage refuses writes, then the signer fails.
+    const put = storage.put.bind(storage);
+    storage.put = async () => {
+      throw new Error('storage unavailable (injected)');
+    };
+    try {
+      assert.equal(await w.app.services.jobs.worker.runDue(), 1);
+    } finally {
+      storage.put = put;
+    }
+    let now = await state();
+    assert.deepEqual([now.status, now.cc, now.job.state, now.job.attempts], ['valid', 'pending', 'queued', 1]);
+    assert.match(String(now.job.last_error), /storage unavailable/);
+    assert.equal((await downloadCredentialedFile(w.app, w.customerToken, 'q1')).statusCode, 409);
+
+    const sign = c2paSigner.sign;
+    (c2paSigner as { sign: typeof sign }).sign = () => {
+      throw new Error('signing device unavailable (injected)');
+    };
+    try {
+      await advanceJobTime(getDb().db, 3_600_000);
+      assert.equal(await w.app.services.jobs.worker.runDue(), 1);
+    } finally {
+      (c2paSigner as { sign: typeof sign }).sign = sign;
+    }
+    now = await state();
+    assert.deepEqual([now.status, now.cc, now.job.state, now.job.attempts], ['valid', 'pending', 'queued', 2]);
+    assert.match(String(now.job.last_error), /signing device unavailable/);
+
+    await advanceJobTime(getDb().db, 3_600_000);
+    assert.equal(await w.app.services.jobs.worker.runDue(), 1);
+    now = await state();
+    assert.equal(now.cc, 'ready');
+    const file = await downloadCredentialedFile(w.app, w.customerToken, 'q1');
+    assert.equal(file.statusCode, 200);
+    const anchors = (await w.app.inject({ url: '/.well-known/c2pa-trust-anchors.pem' })).body;
+    assert.equal((await readManifestStore(file.rawPayload, 'image/png', anchors)).validation_state, 'Trusted');
   });
 });
