@@ -29,7 +29,7 @@ import { systemClock, type Clock } from '../domain/time/clock.js';
 import { DecoderPool } from '../domain/analysis/decoding/decoder-pool.js';
 import { imageLimitsFrom } from '../domain/analysis/decoding/image-limits.js';
 import { createOrdersContext, type OrdersContext } from '../domain/orders/index.js';
-import type { CertificateDeps } from '../domain/certificates/index.js';
+import { findPublicCertificate, toPublicCertificateObject, type CertificateDeps } from '../domain/certificates/index.js';
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
 import { JobRuntime } from '../jobs/job-runtime.js';
@@ -56,6 +56,8 @@ import type { Clock as CacheClock } from '../clock.js';
 import { CredentialPool } from '../domain/content-credentials/credential-pool.js';
 import { ensureC2paSigner, type C2paSigner } from '../domain/content-credentials/signing-chain.js';
 import { serviceVersion } from '../paths.js';
+import { openTransparencyLog, type TransparencyLog } from '../domain/transparency-log/index.js';
+import { LOG_TILE_CACHE_BYTES, LogTileCache } from '../http/log-tile-cache.js';
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -79,6 +81,8 @@ export interface ServiceInput {
   webhooks?: { timeoutMs?: number; schedule?: DeliverySchedule; random?: () => number };
   /** Time of the public certificate cache (epoch ms); default: the system clock. */
   publicCertificateClock?: CacheClock;
+  /** Transparency log sequencer timings (tests shorten the lease or the poll interval). */
+  transparencyLog?: { leaseMs?: number; pollMs?: number; batchSize?: number };
 }
 
 export interface Services {
@@ -116,6 +120,10 @@ export interface Services {
   readonly c2paSigner: C2paSigner;
   /** Threads where c2pa-rs makes credentialed files (threads start on first use). */
   readonly credentialPool: CredentialPool;
+  /** The public transparency log: its key and its sequencer (started by `serve` and `certdesk worker`). */
+  readonly transparencyLog: TransparencyLog;
+  /** The log's tiles and bundles read from object storage, kept (their bytes never change). */
+  readonly logTiles: LogTileCache;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }
@@ -204,6 +212,11 @@ export async function createServices(input: ServiceInput): Promise<Services> {
       publicBaseUrl: config.publicBaseUrl,
       generatorVersion: serviceVersion(),
       maxManifestBytes: config.analysisMaxMetadataBytes,
+      // The file carries the log's proof from the start: the job waits for sequencing (bounded, see the job).
+      transparencyLog: async (executor, certificateId) => {
+        const row = await findPublicCertificate(executor, certificateId);
+        return row ? toPublicCertificateObject(row).transparency_log : null;
+      },
     },
     webhooks: {
       transport: webhookSender,
@@ -244,6 +257,19 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     ttlMs: config.publicCertificateCacheTtlSeconds * 1000,
     clock: input.publicCertificateClock,
   });
+  // One sequencer leads across every instance (a lease on PostgreSQL, taken over at once from a process
+  // whose session is gone); the embedded database has one process, whose lease it always is.
+  const transparencyLog = openTransparencyLog({
+    db,
+    storage,
+    masterKey: config.masterKey,
+    publicBaseUrl: config.publicBaseUrl,
+    sequencerId: `${config.instanceName}/${randomUUID().slice(0, 8)}`,
+    session: notifications ? () => notifications.liveSession : undefined,
+    exclusive: database.kind === 'pglite',
+    log,
+    ...input.transparencyLog,
+  });
   let closed: Promise<void> | null = null;
   return {
     config,
@@ -271,8 +297,11 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     publicCertificates: publicCertificates.cache,
     c2paSigner,
     credentialPool,
+    transparencyLog,
+    logTiles: new LogTileCache(LOG_TILE_CACHE_BYTES),
     close: () =>
       (closed ??= (async () => {
+        await transparencyLog.sequencer.stop();
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
         for (const stop of unsubscribe) stop();

@@ -118,9 +118,12 @@ describeOnEachDatabase('content credentials', (getDb) => {
       assert.equal(first.action, 'c2pa.opened');
       assert.match(first.parameters?.ingredients?.[0]?.url ?? '', /c2pa\.ingredient/);
 
-      const certificate = (await api(`/v1/orders/${orderId}/certificate`)).json() as { certificate_id: string; jws: string; verify_url: string };
+      const certificate = (await api(`/v1/orders/${orderId}/certificate`)).json() as { certificate_id: string; jws: string; verify_url: string; transparency_log: { issued: { index: number } } | null };
       const assertion = certdeskAssertion(store);
-      assert.deepEqual(Object.keys(assertion).sort(), ['asset_sha256', 'certificate_id', 'issuer', 'jws', 'status_url', 'verify_url']);
+      assert.deepEqual(Object.keys(assertion).sort(), ['asset_sha256', 'certificate_id', 'issuer', 'jws', 'status_url', 'transparency_log', 'verify_url']);
+      // The job waited for the transparency log: the file carries the same proof as the certificate's JSON.
+      assert.ok(certificate.transparency_log, 'the certificate is in the log');
+      assert.deepEqual(assertion.transparency_log, certificate.transparency_log);
       assert.equal(assertion.certificate_id, certificate.certificate_id);
       assert.equal(assertion.issuer, ISSUER);
       assert.equal(assertion.verify_url, certificate.verify_url);

@@ -108,6 +108,8 @@ export function registerServe(program: Command): void {
       // Background jobs (analysis, cleanup) run here too unless WORKER_CONCURRENCY=0 leaves them to `certdesk worker`
       // (in a cluster, in every worker process: jobs are leased, so copies never run one job twice at once).
       if (config.workerConcurrency > 0) services.jobs.start();
+      // The transparency log's sequencer runs in every serving process; one of them leads (a lease).
+      services.transparencyLog.sequencer.start();
       stopOnSignals({
         app,
         closeResources: async () => {

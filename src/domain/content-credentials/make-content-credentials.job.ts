@@ -40,6 +40,12 @@ export const CREDENTIALED_FORMATS: Readonly<Record<string, string>> = {
 
 /** Longest the job waits for the transparency log to sequence a certificate, counted from its issue. */
 export const TRANSPARENCY_LOG_WAIT_MS = 30_000;
+/**
+ * Within one attempt the job looks for the certificate in the log this often, for at most this long
+ * (sequencing takes under 2 s); past that the attempt ends and the job is retried with backoff.
+ */
+const LOG_POLL_MS = 200;
+const LOG_POLL_WITHIN_ATTEMPT_MS = 5_000;
 
 /** The transparency log (DECISIONS 14), when the deployment has one: the certificate's proof, or null until sequenced. */
 export type TransparencyLogLookup = (db: Executor, certificateId: string) => Promise<unknown>;
@@ -88,8 +94,15 @@ export function makeContentCredentialsJob(deps: ContentCredentialsJobDeps): JobH
 
       let proof: unknown = null;
       if (deps.transparencyLog) {
-        proof = await deps.transparencyLog(deps.db, certificateId);
-        if (proof === null && deps.clock.now().getTime() - facts.issued_at.getTime() < TRANSPARENCY_LOG_WAIT_MS) {
+        const lookup = deps.transparencyLog;
+        const waited = () => deps.clock.now().getTime() - facts.issued_at.getTime();
+        const attemptEnds = Date.now() + LOG_POLL_WITHIN_ATTEMPT_MS;
+        proof = await lookup(deps.db, certificateId);
+        while (proof === null && waited() < TRANSPARENCY_LOG_WAIT_MS && Date.now() < attemptEnds && !context.signal.aborted) {
+          await new Promise((resolve) => setTimeout(resolve, LOG_POLL_MS));
+          proof = await lookup(deps.db, certificateId);
+        }
+        if (proof === null && waited() < TRANSPARENCY_LOG_WAIT_MS) {
           throw new WaitingForTransparencyLog(`certificate ${certificateId} is not in the transparency log yet`);
         }
       }
