@@ -25,6 +25,7 @@ import {
   type ManifestStore,
 } from '../helpers/content-credentials.js';
 import { advanceJobTime } from '../helpers/job-time.js';
+import { eventually } from '../helpers/certificates.js';
 import { get, openReviewWorld, postForm, type ReviewWorld } from '../review/review-world.js';
 
 const ISSUER = 'https://api.certdesk.test';
@@ -221,6 +222,12 @@ describeOnEachDatabase('content credentials when storage or signing fails', (get
 
   it('a failed write or signature retries the job; the certificate stays valid and pending, then the file is made', async () => {
     const { storage, c2paSigner } = w.app.services;
+    // The transparency log writes to object storage too: the certificate is logged before storage fails.
+    await eventually(
+      async () => (await w.app.inject({ url: '/v1/orders/q1/certificate', headers: { authorization: `Bearer ${w.customerToken}` } })).json() as { transparency_log: unknown },
+      (c) => c.transparency_log !== null,
+      'the certificate in the transparency log',
+    );
     // Fault injection on the real services: object storage refuses writes, then the signer fails.
     const put = storage.put.bind(storage);
     storage.put = async () => {
