@@ -13,7 +13,8 @@
  *    `GET /objects/...`, BENCH_DOWNLOADS (default 10) times each, alternating. Goal: the credentialed
  *    file at ≥ 0.8× the rate of the original.
  *
- * Writes docs/benchmarks.md under "## Content Credentials".
+ * BENCH_ONLY=credentialing or BENCH_ONLY=downloads runs one half (nothing written); BENCH_DEBUG=1 prints
+ * when each download's headers arrived. Writes docs/benchmarks.md under "## Content Credentials".
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
