@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, it } from 'node:test';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describeOnEachDatabase } from '../helpers/database.js';
-import { jpegBytes, pngBytes } from '../helpers/images.js';
+import { jpegBytes, pngBytes, tiffBytes, webpBytes } from '../helpers/images.js';
 import {
   certifyWithAsset,
   credentialAs,
@@ -60,6 +60,8 @@ describeOnEachDatabase('content credentials', (getDb) => {
     uploads.set('q3', { bytes: readFileSync(new URL('../../examples/layered.psd', import.meta.url)), type: 'image/vnd.adobe.photoshop' });
     uploads.set('q4', { bytes: cameraPng, type: 'image/png' });
     uploads.set('q5', { bytes: brokenCameraPng, type: 'image/png' });
+    uploads.set('q0', { bytes: await webpBytes(), type: 'image/webp' });
+    uploads.set('q7', { bytes: await tiffBytes(), type: 'image/tiff' });
     for (const [orderId, upload] of uploads) await certifyWithAsset(w, orderId, upload.bytes, upload.type);
   });
   after(async () => {
@@ -89,7 +91,7 @@ describeOnEachDatabase('content credentials', (getDb) => {
     anchors = res.body;
     assert.match(anchors, /^-----BEGIN CERTIFICATE-----/);
     assert.equal(anchors.match(/BEGIN CERTIFICATE/g)?.length, 1, 'one generated root');
-    for (const [orderId, expected] of [['q1', 'ready'], ['q2', 'ready'], ['q3', 'unsupported'], ['q4', 'ready'], ['q5', 'ready']] as const) {
+    for (const [orderId, expected] of [['q0', 'ready'], ['q1', 'ready'], ['q2', 'ready'], ['q3', 'unsupported'], ['q4', 'ready'], ['q5', 'ready'], ['q7', 'ready']] as const) {
       const certificate = (await api(`/v1/orders/${orderId}/certificate`)).json() as { content_credentials: string };
       assert.equal(certificate.content_credentials, expected, orderId);
     }
@@ -148,6 +150,17 @@ describeOnEachDatabase('content credentials', (getDb) => {
       assert.ok(tampered.validation_results?.activeManifest?.failure.some((f) => f.code === 'assertion.dataHash.mismatch'), JSON.stringify(tampered.validation_results?.activeManifest?.failure));
     });
   }
+
+  it('WebP and TIFF carry Content Credentials too', async () => {
+    for (const [orderId, type] of [['q0', 'image/webp'], ['q7', 'image/tiff']] as const) {
+      const res = await downloadCredentialedFile(w.app, w.customerToken, orderId);
+      assert.equal(res.statusCode, 200, orderId);
+      assert.equal(res.headers['content-type'], type);
+      const store = await readManifestStore(res.rawPayload, type, anchors);
+      assert.equal(store.validation_state, 'Trusted', `${type}: ${JSON.stringify(store.validation_results?.activeManifest?.failure)}`);
+      assert.equal(certdeskAssertion(store).asset_sha256, sha256(uploads.get(orderId)!.bytes), type);
+    }
+  });
 
   it('Content Credentials the upload carried are kept as its ingredient', async () => {
     const res = await downloadCredentialedFile(w.app, w.customerToken, 'q4');
