@@ -13,7 +13,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ErrorDetail } from '../../contract/schemas.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { CHECKPOINT_CONTENT_TYPE, CHECKPOINT_KEY, LOG_OBJECT_PREFIX, parseTilePath, TILE_CONTENT_TYPE, TILE_WIDTH } from '../../domain/transparency-log/index.js';
-import { publicReadPreflight, setPublicReadCors } from '../public-read-cors.js';
+import { publicReadPreflight, setPublicReadCors } from '../../http-headers/public-read-cors.js';
 
 /** Full tiles and bundles never change (tlog-tiles: immutable). */
 export const FULL_TILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
