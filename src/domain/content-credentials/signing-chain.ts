@@ -19,7 +19,7 @@ import { createHash, createPrivateKey, createPublicKey, sign as signBytes, webcr
 import { readFile } from 'node:fs/promises';
 import * as x509 from '@peculiar/x509';
 import type { Db } from '../../storage/database.js';
-import { decryptPrivateKey, encryptPrivateKey } from '../../oauth/keys/key-encryption.js';
+import { decryptPrivateKey, encryptPrivateKey } from '../../storage/key-encryption.js';
 import {
   findCurrentC2paSigner,
   findLatestGeneratedC2paSigner,

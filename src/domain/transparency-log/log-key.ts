@@ -5,7 +5,7 @@
  * public base URL does not rename the log (a new name would be a new log to every verifier).
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { decryptPrivateKey, encryptPrivateKey } from '../../oauth/keys/key-encryption.js';
+import { decryptPrivateKey, encryptPrivateKey } from '../../storage/key-encryption.js';
 import type { Executor } from '../../storage/database.js';
 import { insertLogKey, readLogKey } from './transparency-log.repository.js';
 import { isValidKeyName, verifierKey, type NoteSigner } from './signed-note.js';
