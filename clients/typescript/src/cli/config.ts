@@ -50,3 +50,19 @@ export function saveCredentials(credentials: Credentials, env: NodeJS.ProcessEnv
   chmodSync(file, 0o600); // an existing file keeps its mode on write
   return file;
 }
+
+/**
+ * The API base URL alone, for commands that use only public routes (`verify`): `--base-url`, else
+ * `CERTDESK_BASE_URL`, else the one `login` stored. No client id or secret is needed.
+ */
+export function loadBaseUrl(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (given) return given;
+  if (env.CERTDESK_BASE_URL) return env.CERTDESK_BASE_URL;
+  try {
+    const stored = JSON.parse(readFileSync(credentialsFile(env), 'utf8')) as Partial<Credentials>;
+    if (stored.baseUrl) return stored.baseUrl;
+  } catch {
+    // no stored credentials: fall through
+  }
+  throw new MissingCredentialsError('no base URL: give --base-url, set CERTDESK_BASE_URL, or run `certdesk-client login`');
+}
