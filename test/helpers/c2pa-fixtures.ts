@@ -132,7 +132,7 @@ function bytesAsBlob(bytes: Uint8Array): Blob {
   const g = globalThis as { FileReaderSync?: unknown };
   g.FileReaderSync ??= class {
     readAsArrayBuffer(blob: BytesBlob): ArrayBuffer {
-      return blob.bytes.slice().buffer as ArrayBuffer;
+      return new Uint8Array(blob.bytes).buffer as ArrayBuffer; // a copy: a pooled Buffer's .buffer is the whole pool
     }
   };
   return new BytesBlob(bytes) as unknown as Blob;
