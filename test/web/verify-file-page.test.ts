@@ -41,7 +41,7 @@ function flipImageByte(png: Buffer): Buffer {
   const idat = png.indexOf('IDAT', 8, 'latin1');
   assert.ok(idat > 0, 'the PNG has an IDAT chunk');
   const out = Buffer.from(png);
-  out[idat + 6] ^= 0x01;
+  out[idat + 6] = out[idat + 6]! ^ 0x01;
   return out;
 }
 
