@@ -67,11 +67,15 @@ const TRUST_CODES = new Set(['signingCredential.untrusted']);
 
 /**
  * The reader settings (c2pa-rs settings JSON, the `context_json` argument of `WasmReader.fromBytes`):
- * trust decided against `trustAnchorsPem` only (no other list), checked on read. OCSP is not fetched
+ * trust decided against `trustAnchorsPem` only (no other list; none trusted when it holds no certificate), checked on read. OCSP is not fetched
  * (the readers run offline or under a CSP that allows only certdesk's origin).
  */
 export function readerSettings(trustAnchorsPem: string): string {
-  return JSON.stringify({ verify: { verify_trust: true, verify_after_reading: true }, trust: { trust_anchors: trustAnchorsPem } });
+  const verify = { verify_trust: true, verify_after_reading: true };
+  // No anchors at all (none published yet): trust is still checked, so no signer is trusted. (c2pa-rs
+  // refuses an empty trust_anchors setting outright.)
+  if (!trustAnchorsPem.includes('-----BEGIN CERTIFICATE-----')) return JSON.stringify({ verify });
+  return JSON.stringify({ verify, trust: { trust_anchors: trustAnchorsPem } });
 }
 
 /** True for the error the reader throws when a file has no manifest at all (c2pa-rs `JumbfNotFound`). */

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertionDisagreement, Certdesk, ConflictError, GoneError, interpretManifestStore, NotFoundError, sniffMediaType } from '../src/index.js';
+import { assertionDisagreement, readerSettings, Certdesk, ConflictError, GoneError, interpretManifestStore, NotFoundError, sniffMediaType } from '../src/index.js';
 
 const ASSERTION = {
   certificate_id: '7d1c0d3e-2f0b-4a57-9b7e-6c1c1f1f1f1f',
@@ -57,6 +57,12 @@ describe('interpretManifestStore', () => {
     assert.equal(assertionDisagreement(ASSERTION, { jti: 'other', asset_sha256: ASSERTION.asset_sha256, iss: ASSERTION.issuer }), 'certificate_id');
     assert.equal(assertionDisagreement(ASSERTION, { jti: ASSERTION.certificate_id, asset_sha256: 'cd'.repeat(32), iss: ASSERTION.issuer }), 'asset_sha256');
     assert.equal(assertionDisagreement(ASSERTION, { jti: ASSERTION.certificate_id, asset_sha256: ASSERTION.asset_sha256, iss: 'https://evil.example' }), 'issuer');
+  });
+
+  it('reader settings: trust checked against the given anchors only, and with none nobody is trusted', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    assert.deepEqual(JSON.parse(readerSettings(pem)), { verify: { verify_trust: true, verify_after_reading: true }, trust: { trust_anchors: pem } });
+    assert.deepEqual(JSON.parse(readerSettings('')), { verify: { verify_trust: true, verify_after_reading: true } });
   });
 
   it('sniffs the formats by their first bytes', () => {
