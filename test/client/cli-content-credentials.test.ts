@@ -107,6 +107,8 @@ for (const target of databaseTargets()) {
       assert.equal(report.status, 'valid');
       assert.equal(report.organization, 'Acme Studio');
       assert.deepEqual(report.validation_failures, []);
+      // Proven against /log/key when the service serves the transparency log; said not checked otherwise.
+      assert.match(String(report.transparency_log), /^(proven|pending|not checked: .*\/log\/key)/);
       assert.match(r.stderr, /^verified: .*harbour\.png is intact, certified by Acme Studio/m);
     });
 

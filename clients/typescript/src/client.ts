@@ -6,6 +6,7 @@
  * for await (const order of client.orders.list({ projectId: 'All Projects' })) console.log(order.order_id);
  */
 import { CertdeskError } from './errors.js';
+import { LogResource } from './log-resource.js';
 import { OrderList, type ListOrdersParams } from './orders-list.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { TokenCache } from './token.js';
@@ -73,6 +74,8 @@ export class Certdesk {
   readonly organizations: OrganizationsResource;
   readonly certificates: CertificatesResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
+  /** The public transparency log (no credentials used). */
+  readonly log: LogResource;
   /** @internal */
   readonly transport: Transport;
   private readonly tokenCache: TokenCache;
@@ -117,6 +120,7 @@ export class Certdesk {
     this.organizations = new OrganizationsResource(this.transport);
     this.certificates = new CertificatesResource(this.transport);
     this.webhookEndpoints = new WebhookEndpointsResource(this.transport);
+    this.log = new LogResource(options.baseUrl, fetchImpl);
   }
 
   /** The current access token (fetched or refreshed when needed). */

@@ -4,11 +4,14 @@
 // against the JWKS and its live status asked of the public route. Nothing is uploaded. The page says in
 // plain words who certified the file and when, whether the file is intact, and why not when it is not.
 
-import { CheckFailure, fetchJson, verifyJws } from './lib/certificate-signature.js';
+import { verifyCertificateInLog, type CertificateLogStatus, type TransparencyLogObject } from '../../../clients/typescript/src/tlog/certificate-log.js';
+import { TransparencyLogError } from '../../../clients/typescript/src/tlog/errors.js';
+import { parseVerifierKey } from '../../../clients/typescript/src/tlog/note.js';
+import { CheckFailure, fetchJson, fetchText, verifyJws } from './lib/certificate-signature.js';
 import { assertionDisagreement, readFileCredentials, type ContentCredentialsReading } from './lib/content-credentials.js';
 import { message } from './lib/page-messages.js';
 
-type Verdict = 'reading' | 'certified' | 'revoked' | 'altered' | 'untrusted' | 'bad-signature' | 'foreign' | 'unknown' | 'none' | 'other' | 'error';
+type Verdict = 'reading' | 'certified' | 'revoked' | 'altered' | 'untrusted' | 'bad-signature' | 'bad-log' | 'foreign' | 'unknown' | 'none' | 'other' | 'error';
 type CheckResult = 'pass' | 'fail' | 'info';
 
 interface PublicCertificate {
@@ -17,6 +20,7 @@ interface PublicCertificate {
   issued_at: string;
   revoked_at: string | null;
   revocation_reason: string | null;
+  transparency_log?: TransparencyLogObject | null;
 }
 
 interface Outcome {
@@ -33,9 +37,33 @@ function dateText(iso: string): string {
   return date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'long', timeStyle: 'short' });
 }
 
-function transparencyIndex(value: unknown): number | null {
-  const issued = value && typeof value === 'object' ? (value as { issued?: { index?: unknown } }).issued : undefined;
-  return typeof issued?.index === 'number' ? issued.index : null;
+/**
+ * The transparency-log check of the certificate, with the client's verifier: the proof the file carries
+ * (a file alone proves its certificate was logged), else the one the public route has now; the
+ * checkpoint's signature against this service's /log/key. `unavailable` when the log key cannot be read.
+ */
+async function checkLog(root: HTMLElement, jws: string, issuedAtSeconds: number, carried: unknown, record: PublicCertificate): Promise<CertificateLogStatus | 'unavailable'> {
+  let keyText: string;
+  try {
+    keyText = await fetchText(root.dataset.logKeyUrl ?? '');
+  } catch {
+    return 'unavailable';
+  }
+  return verifyCertificateInLog({
+    jws,
+    issuedAtSeconds,
+    transparencyLog: (carried as TransparencyLogObject | undefined) ?? record.transparency_log ?? null,
+    logKey: await parseVerifierKey(keyText),
+    revokedAt: record.revoked_at,
+  });
+}
+
+function logCheck(root: HTMLElement, status: CertificateLogStatus | 'unavailable', carried: boolean): Outcome['checks'][number] {
+  const m = (name: string, vars: Record<string, string> = {}) => message(root, name, vars);
+  if (status === 'unavailable') return { check: 'log', result: 'info', text: m('log-unavailable') };
+  if (status.status === 'pending') return { check: 'log', result: 'info', text: m('log-pending', { seconds: String(Math.max(0, Math.round(status.issuedAgoMs / 1000))) }) };
+  const included = m(carried ? 'log-included-file' : 'log-included', { origin: status.origin, index: String(status.issued.index), size: String(status.issued.checkpoint.size), key: root.dataset.logKeyUrl ?? '' });
+  return { check: 'log', result: 'pass', text: status.revoked ? `${included} ${m('log-revocation', { index: String(status.revoked.index) })}` : included };
 }
 
 /** The outcome for a file whose active manifest carries certdesk's assertion. */
@@ -84,8 +112,14 @@ async function certdeskOutcome(root: HTMLElement, reading: Extract<ContentCreden
       ? { check: 'status', result: 'fail', text: m('check-status-revoked', { date: dateText(record.revoked_at ?? ''), reason: record.revocation_reason ?? '' }) }
       : { check: 'status', result: 'pass', text: m('check-status-valid') },
   );
-  const index = transparencyIndex(assertion.transparency_log);
-  if (index !== null) checks.push({ check: 'log', result: 'info', text: m('check-log', { index: String(index) }) });
+  try {
+    const status = await checkLog(root, assertion.jws, Number(claims.iat), assertion.transparency_log, record);
+    checks.push(logCheck(root, status, assertion.transparency_log !== undefined));
+  } catch (err) {
+    const reason = err instanceof TransparencyLogError && ['missing', 'signature', 'inclusion', 'entry', 'unsupported'].includes(err.reason) ? err.reason : 'malformed';
+    checks.push({ check: 'log', result: 'fail', text: m('log-failed', { reason: m(`log-reason-${reason}`) }) });
+    return { verdict: 'bad-log', vars: {}, checks, link };
+  }
   return { verdict: revoked ? 'revoked' : 'certified', vars, checks, link };
 }
 

@@ -1,9 +1,13 @@
 // The certificate page (/verify/{id}): checks the certificate's signature in the browser with WebCrypto
-// against the service's JWKS, and hashes a chosen or dropped file locally (SHA-256, nothing is uploaded),
-// saying plainly whether it is the certified file. The page states what the server recorded; this script
-// lets a visitor check it against the published keys alone.
-
-import { CheckFailure, fetchJson, hex, verifyJws } from './lib/certificate-signature.js';
+// against the service's JWKS, checks that it is in the public transparency log (the entry's inclusion
+// proof and the checkpoint's Ed25519 signature against /log/key, with the TypeScript client's verifier,
+// bundled here), and hashes a chosen or dropped file locally (SHA-256, nothing is uploaded), saying
+// plainly whether it is the certified file. The page states what the server recorded; this script lets a
+// visitor check it against the published keys alone.
+import { parseVerifierKey } from '../../../clients/typescript/src/tlog/note.js';
+import { verifyCertificateInLog, type CertificateLogStatus, type TransparencyLogObject } from '../../../clients/typescript/src/tlog/certificate-log.js';
+import { TransparencyLogError } from '../../../clients/typescript/src/tlog/errors.js';
+import { CheckFailure, fetchJson, fetchText, hex, jsonPart, verifyJws } from './lib/certificate-signature.js';
 import { readFileCredentials } from './lib/content-credentials.js';
 import { message } from './lib/page-messages.js';
 
@@ -12,6 +16,8 @@ interface CertificateRecord {
   status: 'valid' | 'revoked';
   asset_sha256: string;
   jws: string;
+  revoked_at: string | null;
+  transparency_log?: TransparencyLogObject | null;
 }
 
 interface VerifiedCertificate {
@@ -20,12 +26,19 @@ interface VerifiedCertificate {
   revoked: boolean;
 }
 
+/** The certificate's record, fetched once for both checks. */
+let recordRequest: Promise<unknown> | null = null;
+function certificateRecord(root: HTMLElement): Promise<unknown> {
+  recordRequest ??= fetchJson(root.dataset.certificateUrl ?? '');
+  return recordRequest;
+}
+
 /**
  * Verifies the certificate the API serves for this page: compact JWS, ES256, `typ`, a key of the JWKS
  * by `kid`, the issuer, and that the signed claims are this certificate's.
  */
 async function verifyCertificate(root: HTMLElement): Promise<VerifiedCertificate> {
-  const [record, jwks] = await Promise.all([fetchJson(root.dataset.certificateUrl ?? ''), fetchJson(root.dataset.jwksUrl ?? '')]);
+  const [record, jwks] = await Promise.all([certificateRecord(root), fetchJson(root.dataset.jwksUrl ?? '')]);
   const cert = record as CertificateRecord;
   if (typeof cert?.jws !== 'string') throw new CheckFailure('unavailable');
   const { kid, claims } = await verifyJws(cert.jws, jwks, root.dataset.issuer ?? '');
@@ -55,6 +68,51 @@ async function credentialedMatch(root: HTMLElement, file: File, certificate: Ver
   return reading.trusted ? 'match' : 'no';
 }
 
+/** The iat claim of a compact JWS (read, not trusted: the log entry must match the signed certificate). */
+function issuedAtSeconds(jws: string): number {
+  const claims = jsonPart(jws.split('.')[1] ?? '');
+  if (typeof claims.iat !== 'number') throw new CheckFailure('format');
+  return claims.iat;
+}
+
+/**
+ * The transparency log check: the certificate's entry is its own (SHA-256 of the JWS), the checkpoint
+ * carries the signature of the key at /log/key, and the inclusion proof leads to that checkpoint's root.
+ */
+async function checkLog(root: HTMLElement): Promise<CertificateLogStatus> {
+  const [record, keyText] = await Promise.all([certificateRecord(root), fetchText(root.dataset.logKeyUrl ?? '')]);
+  const cert = record as CertificateRecord;
+  if (typeof cert?.jws !== 'string') throw new CheckFailure('unavailable');
+  return verifyCertificateInLog({
+    jws: cert.jws,
+    issuedAtSeconds: issuedAtSeconds(cert.jws),
+    transparencyLog: cert.transparency_log ?? null,
+    logKey: await parseVerifierKey(keyText),
+    revokedAt: cert.revoked_at ?? null,
+  });
+}
+
+function logMessage(root: HTMLElement, status: CertificateLogStatus): string {
+  if (status.status === 'pending') return message(root, 'log-pending', { seconds: String(Math.max(0, Math.round(status.issuedAgoMs / 1000))) });
+  const included = message(root, 'log-included', {
+    origin: status.origin,
+    index: String(status.issued.index),
+    size: String(status.issued.checkpoint.size),
+    key: root.dataset.logKeyUrl ?? '',
+  });
+  if (status.revoked) return `${included} ${message(root, 'log-revocation', { index: String(status.revoked.index) })}`;
+  return included;
+}
+
+function logFailureReason(err: unknown): string {
+  if (err instanceof TransparencyLogError) {
+    if (['missing', 'signature', 'inclusion', 'entry', 'unavailable', 'unsupported'].includes(err.reason)) return err.reason;
+    return 'malformed';
+  }
+  if (err instanceof CheckFailure && err.reason === 'unavailable') return 'unavailable';
+  return 'malformed';
+}
+
 function show(element: HTMLElement, result: string, text: string): void {
   element.dataset.result = result;
   element.textContent = text;
@@ -65,7 +123,13 @@ function setUp(root: HTMLElement): void {
   const fileResult = document.getElementById('file-result');
   const input = document.getElementById('file-to-check') as HTMLInputElement | null;
   const dropZone = document.getElementById('drop-zone');
-  if (!signatureResult || !fileResult || !input || !dropZone) return;
+  const logResult = document.getElementById('log-result');
+  if (!signatureResult || !fileResult || !input || !dropZone || !logResult) return;
+
+  checkLog(root).then(
+    (status) => show(logResult, status.status === 'pending' ? 'pending' : 'valid', logMessage(root, status)),
+    (err: unknown) => show(logResult, 'invalid', message(root, 'log-failed', { reason: message(root, `log-reason-${logFailureReason(err)}`) })),
+  );
 
   const verified: Promise<VerifiedCertificate | null> = verifyCertificate(root).then(
     (certificate) => {

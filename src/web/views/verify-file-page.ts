@@ -16,6 +16,9 @@ export interface VerifyFilePageModel {
 /** Same-origin paths the script reads (the CSP allows only this origin). */
 export const JWKS_PATH = '/.well-known/jwks.json';
 export const TRUST_ANCHORS_PATH = '/.well-known/c2pa-trust-anchors.pem';
+export const LOG_KEY_PATH = '/log/key';
+/** The reasons a log check can fail for, each with its words (as on the certificate page). */
+const LOG_FAILURES = ['missing', 'signature', 'inclusion', 'entry', 'malformed', 'unsupported'] as const;
 
 /** The attributes that tell a verify page's script where the C2PA reader and certdesk's trust anchors are. */
 export function c2paReaderAttributes(): SafeHtml {
@@ -45,7 +48,14 @@ export function verifyFilePage(ctx: WebContext, model: VerifyFilePageModel): Saf
     'check-signature-invalid': t('web.verify_file.check_signature_invalid'),
     'check-status-valid': t('web.verify_file.check_status_valid'),
     'check-status-revoked': t('web.verify_file.check_status_revoked'),
-    'check-log': t('web.verify_file.check_log'),
+    'verdict-bad-log': t('web.verify_file.verdict_bad_log'),
+    'log-included': t('web.verify.log_included'),
+    'log-included-file': t('web.verify_file.log_included_file'),
+    'log-revocation': t('web.verify.log_revocation'),
+    'log-pending': t('web.verify.log_pending'),
+    'log-failed': t('web.verify.log_failed'),
+    'log-unavailable': t('web.verify_file.log_unavailable'),
+    ...Object.fromEntries(LOG_FAILURES.map((reason) => [`log-reason-${reason}`, t(`web.verify.log_reason.${reason}`)])),
     'unknown-signer': t('web.verify_file.unknown_signer'),
     'unknown-generator': t('web.verify_file.unknown_generator'),
     'reason-signature': t('web.verify.reason.signature'),
@@ -63,7 +73,8 @@ export function verifyFilePage(ctx: WebContext, model: VerifyFilePageModel): Saf
     body: html`<h1>${t('web.verify_file.title')}</h1>
 <section class="panel certificate-check" id="file-check"
   data-issuer="${model.issuer}"
-  data-jwks-url="${JWKS_PATH}"${c2paReaderAttributes()}${messageAttributes}>
+  data-jwks-url="${JWKS_PATH}"
+  data-log-key-url="${LOG_KEY_PATH}"${c2paReaderAttributes()}${messageAttributes}>
   <p>${t('web.verify_file.intro')}</p>
   <div class="drop-zone" id="drop-zone">
     <label for="file-to-check">${t('web.verify_file.file_label')}</label>

@@ -41,6 +41,21 @@ export function loadCredentials(env: NodeJS.ProcessEnv = process.env): Credentia
   return merged as Credentials;
 }
 
+/**
+ * The service's base URL alone, for the public routes (the transparency log): `CERTDESK_BASE_URL`, else the
+ * credentials file's; no client id or secret needed.
+ */
+export function loadBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CERTDESK_BASE_URL) return env.CERTDESK_BASE_URL;
+  try {
+    const stored = JSON.parse(readFileSync(credentialsFile(env), 'utf8')) as Partial<Credentials>;
+    if (stored.baseUrl) return stored.baseUrl;
+  } catch {
+    // no file: said below
+  }
+  throw new MissingCredentialsError('no base URL: set CERTDESK_BASE_URL, pass --base-url, or run `certdesk-client login`');
+}
+
 /** Writes the credentials file, readable by its owner only (0600, the directory 0700). */
 export function saveCredentials(credentials: Credentials, env: NodeJS.ProcessEnv = process.env): string {
   const dir = configDir(env);
@@ -51,18 +66,3 @@ export function saveCredentials(credentials: Credentials, env: NodeJS.ProcessEnv
   return file;
 }
 
-/**
- * The API base URL alone, for commands that use only public routes (`verify`): `--base-url`, else
- * `CERTDESK_BASE_URL`, else the one `login` stored. No client id or secret is needed.
- */
-export function loadBaseUrl(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  if (given) return given;
-  if (env.CERTDESK_BASE_URL) return env.CERTDESK_BASE_URL;
-  try {
-    const stored = JSON.parse(readFileSync(credentialsFile(env), 'utf8')) as Partial<Credentials>;
-    if (stored.baseUrl) return stored.baseUrl;
-  } catch {
-    // no stored credentials: fall through
-  }
-  throw new MissingCredentialsError('no base URL: give --base-url, set CERTDESK_BASE_URL, or run `certdesk-client login`');
-}

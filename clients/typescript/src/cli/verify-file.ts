@@ -13,6 +13,8 @@ import { createRequire } from 'node:module';
 import { verifyCertificate, type CertificateClaims } from '../certificate.js';
 import { assertionDisagreement, readContentCredentials, type ContentCredentialsReading } from '../content-credentials.js';
 import { DEFAULT_RETRY } from '../retry.js';
+import type { CertificateLogStatus, TransparencyLogObject } from '../tlog/certificate-log.js';
+import { TransparencyLogError } from '../tlog/errors.js';
 import { defaultSleep, Transport } from '../transport.js';
 import type { PublicCertificate } from '../types.js';
 
@@ -38,8 +40,10 @@ export interface FileReport {
   revoked_at: string | null;
   revocation_reason: string | null;
   verify_url: string | null;
-  /** The log entry's index when the file carries a transparency-log proof (not checked by this version). */
+  /** The certificate's issuance entry in the transparency log (0-based), when the log check proved it. */
   transparency_log_index: number | null;
+  /** The transparency log check, in words: proven (and whether by the proof the file carries), pending, not checked, or why it failed. */
+  transparency_log: string | null;
 }
 
 export interface VerifyOutcome {
@@ -52,6 +56,8 @@ export interface VerifyFileOptions {
   baseUrl: string;
   /** PEM of the trust anchors to use instead of the service's `/.well-known/c2pa-trust-anchors.pem`. */
   trustAnchorsPem?: string;
+  /** The transparency log's verifier key instead of the service's `/log/key`. */
+  logKey?: string;
   timeoutMs?: number;
   onRetry?: ConstructorParameters<typeof Transport>[0]['onRetry'];
 }
@@ -79,9 +85,10 @@ function publicTransport(options: VerifyFileOptions): Transport {
   });
 }
 
-function transparencyIndex(value: unknown): number | null {
-  const issued = value && typeof value === 'object' ? (value as { issued?: { index?: unknown } }).issued : undefined;
-  return typeof issued?.index === 'number' ? issued.index : null;
+function logWords(status: CertificateLogStatus, carried: boolean): string {
+  if (status.status === 'pending') return `pending: not yet in the log (issued ${Math.round(status.issuedAgoMs / 1000)} s ago)`;
+  const revoked = status.revoked ? `, revoked at entry ${status.revoked.index}` : '';
+  return `proven${carried ? ' by the proof in the file' : ''}: entry ${status.issued.index} of ${status.origin}, against its signed checkpoint of ${status.issued.checkpoint.size} entries${revoked}`;
 }
 
 export async function verifyFile(file: string, options: VerifyFileOptions): Promise<VerifyOutcome> {
@@ -112,6 +119,7 @@ export async function verifyFile(file: string, options: VerifyFileOptions): Prom
     revocation_reason: null,
     verify_url: null,
     transparency_log_index: null,
+    transparency_log: null,
   };
   if (reading.kind === 'none') return { report, failure: `${file} holds no Content Credentials, so no certdesk certificate` };
   if (reading.kind === 'other') {
@@ -122,7 +130,6 @@ export async function verifyFile(file: string, options: VerifyFileOptions): Prom
   const { assertion } = reading;
   report.certificate_id = assertion.certificate_id;
   report.verify_url = assertion.verify_url;
-  report.transparency_log_index = transparencyIndex(assertion.transparency_log);
   const jwks = (await transport.request<Parameters<typeof verifyCertificate>[1]>({ method: 'GET', path: '/.well-known/jwks.json', auth: false })).body;
   let claims: CertificateClaims | null = null;
   try {
@@ -142,10 +149,34 @@ export async function verifyFile(file: string, options: VerifyFileOptions): Prom
   report.revoked_at = record.revoked_at ?? null;
   report.revocation_reason = record.revocation_reason ?? null;
 
+  // The transparency log: the proof the file carries (a file alone proves its certificate was logged),
+  // else the one the public route has now; the checkpoint against /log/key (or --log-key).
+  let logFailure: string | null = null;
+  if (report.signature === 'valid') {
+    const carried = assertion.transparency_log as TransparencyLogObject | undefined;
+    try {
+      const { transparencyLog } = await verifyCertificate(assertion.jws, jwks, {
+        baseUrl: options.baseUrl,
+        transparencyLog: carried ?? (record as { transparency_log?: TransparencyLogObject | null }).transparency_log ?? null,
+        revokedAt: record.revoked_at ?? null,
+        ...(options.logKey ? { logKey: options.logKey } : {}),
+      });
+      report.transparency_log = logWords(transparencyLog!, carried !== undefined);
+      if (transparencyLog!.status === 'included') report.transparency_log_index = transparencyLog!.issued.index;
+    } catch (error) {
+      if (error instanceof TransparencyLogError && error.reason === 'unavailable') report.transparency_log = `not checked: ${error.message}`;
+      else {
+        report.transparency_log = `failed: ${(error as Error).message}`;
+        logFailure = `the certificate in ${file} fails the transparency log check: ${(error as Error).message}`;
+      }
+    }
+  }
+
   let failure: string | null = null;
   if (!reading.intact) failure = `${file} was altered after certdesk signed it (${report.validation_failures.join(', ')})`;
   else if (!reading.trusted) failure = `${file} claims a certdesk certificate, but its Content Credentials were not signed by this certdesk (signer: ${reading.manifest.signer ?? 'unknown'})`;
   else if (report.signature !== 'valid') failure = `the certificate in ${file} does not verify: ${report.signature}`;
+  else if (logFailure) failure = logFailure;
   else if (record.status !== 'valid') failure = `the certificate in ${file} was revoked${record.revocation_reason ? `: ${record.revocation_reason}` : ''}`;
   return { report, failure };
 }

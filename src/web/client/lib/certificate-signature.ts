@@ -31,7 +31,8 @@ export function base64urlBytes(text: string): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-function jsonPart(text: string): Record<string, unknown> {
+/** The JSON object of a base64url JWS part; CheckFailure('format') otherwise. */
+export function jsonPart(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(new TextDecoder().decode(base64urlBytes(text)));
     if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
@@ -55,6 +56,18 @@ export async function fetchJson(url: string): Promise<unknown> {
   }
   if (!response.ok) throw new CheckFailure('unavailable', { status: String(response.status) });
   return response.json();
+}
+
+/** GET of this service's text (the log key), revalidated like fetchJson. */
+export async function fetchText(url: string): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(url, { cache: 'no-cache', credentials: 'omit', headers: { accept: 'text/plain' } });
+  } catch {
+    throw new CheckFailure('unavailable');
+  }
+  if (!response.ok) throw new CheckFailure('unavailable', { status: String(response.status) });
+  return response.text();
 }
 
 /** The JWS's claims when its signature verifies with a key of `jwks` and it was issued by `issuer`; throws CheckFailure otherwise. */
