@@ -53,6 +53,9 @@ import { logDatabaseOutages } from './database-outage-log.js';
 import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
 import { openPublicCertificateCache, type PublicCertificateCache } from '../http/public-certificate-cache.js';
 import type { Clock as CacheClock } from '../clock.js';
+import { CredentialPool } from '../domain/content-credentials/credential-pool.js';
+import { ensureC2paSigner, type C2paSigner } from '../domain/content-credentials/signing-chain.js';
+import { serviceVersion } from '../paths.js';
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -109,6 +112,10 @@ export interface Services {
   readonly reviewCertificateIssuer: CertificateIssuer;
   /** Rendered public certificate answers (API and badge), dropped everywhere when one changes. */
   readonly publicCertificates: PublicCertificateCache;
+  /** The chain that signs Content Credentials (docs/content-credentials.md). */
+  readonly c2paSigner: C2paSigner;
+  /** Threads where c2pa-rs makes credentialed files (threads start on first use). */
+  readonly credentialPool: CredentialPool;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }
@@ -152,6 +159,24 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     heapMb: config.analysisDecoderHeapMb,
     onThreadCrash: (err, blamed) => log.error({ err, blamed }, blamed === 'file' ? 'a file crashed its decoder thread' : 'decoder threads are failing'),
   });
+  // Content Credentials (docs/content-credentials.md): the signing chain is made on first start, or is the operator's.
+  const c2paSigner = await ensureC2paSigner(db, {
+    masterKey: config.masterKey,
+    publicBaseUrl: config.publicBaseUrl,
+    chainPath: config.c2paCertificateChain,
+    keyPath: config.c2paPrivateKey,
+  });
+  if (c2paSigner.source === 'generated' && config.env !== 'development') {
+    log.warn(
+      { c2paSigner: c2paSigner.signerId },
+      'Content Credentials are signed with a chain generated for this deployment: C2PA verifiers call them untrusted until they add its root (/.well-known/c2pa-trust-anchors.pem); set C2PA_CERTIFICATE_CHAIN and C2PA_PRIVATE_KEY to sign with a chain from a C2PA-trusted authority',
+    );
+  }
+  const credentialPool = new CredentialPool({
+    threads: 1,
+    heapMb: config.analysisDecoderHeapMb,
+    onThreadCrash: (err, blamed) => log.error({ err, blamed }, blamed === 'file' ? 'a file crashed its Content Credentials thread' : 'Content Credentials threads are failing'),
+  });
   const webhookSender = new WebhookSender({ timeoutMs: input.webhooks?.timeoutMs, allowPrivate: config.webhookAllowPrivate });
   const jobs = new JobRuntime({
     db,
@@ -172,6 +197,14 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     // On PostgreSQL, claims carry this process's listening session: a killed instance's jobs are taken over
     // as soon as PostgreSQL drops its session, not a lease later (jobs/job.repository.ts).
     session: database.notifications ? () => database.notifications?.liveSession ?? null : undefined,
+    contentCredentials: {
+      pool: credentialPool,
+      signer: async () => c2paSigner,
+      issuerUrl: config.issuerUrl,
+      publicBaseUrl: config.publicBaseUrl,
+      generatorVersion: serviceVersion(),
+      maxManifestBytes: config.analysisMaxMetadataBytes,
+    },
     webhooks: {
       transport: webhookSender,
       masterKey: config.masterKey,
@@ -236,12 +269,15 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     },
     reviewCertificateIssuer: reviewCertificateIssuer(db, storage, certificates),
     publicCertificates: publicCertificates.cache,
+    c2paSigner,
+    credentialPool,
     close: () =>
       (closed ??= (async () => {
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
         for (const stop of unsubscribe) stop();
         await decoder.close();
+        await credentialPool.close();
         await publicCertificates.close();
         webhookSender.close();
         stopOutageLog();

@@ -70,9 +70,13 @@ export interface PublicCertificateCacheOptions {
   admitWhenFull?: () => boolean;
 }
 
-/** The entity tag of a certificate's public representation: it changes only when it is revoked (once). */
-export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at'>): string {
-  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}"` : `"${row.certificate_id}-valid"`;
+/**
+ * The entity tag of a certificate's public representation: it changes when it is revoked (once) and when
+ * its credentialed file is made (`content_credentials`, once).
+ */
+export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at' | 'content_credentials'>): string {
+  const cc = row.content_credentials === 'pending' ? '' : `-cc${row.content_credentials[0]}`;
+  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}${cc}"` : `"${row.certificate_id}-valid${cc}"`;
 }
 
 /**

@@ -21,12 +21,19 @@ export interface CertificateRow {
   revoked_at: Date | null;
   revocation_reason: string | null;
   revoked_by: string | null;
+  /** The credentialed copy (docs/content-credentials.md): its state, object key once ready, why unsupported. */
+  content_credentials: ContentCredentialsState;
+  content_credentials_key: string | null;
+  content_credentials_note: string | null;
 }
 
-export type NewCertificateRow = Omit<CertificateRow, 'revoked_at' | 'revocation_reason' | 'revoked_by'>;
+export type ContentCredentialsState = 'pending' | 'ready' | 'unsupported';
+
+export type NewCertificateRow = Omit<CertificateRow, 'revoked_at' | 'revocation_reason' | 'revoked_by' | 'content_credentials' | 'content_credentials_key' | 'content_credentials_note'>;
 
 const COLUMNS = sql`certificate_id::text AS certificate_id, order_id, organization_id::text AS organization_id, kid, jws, asset_name,
-  asset_sha256, asset_media_type, verify_url, issued_at, issued_by, revoked_at, revocation_reason, revoked_by`;
+  asset_sha256, asset_media_type, verify_url, issued_at, issued_by, revoked_at, revocation_reason, revoked_by,
+  content_credentials, content_credentials_key, content_credentials_note`;
 
 export async function insertCertificate(trx: Executor, row: NewCertificateRow): Promise<void> {
   await trx.insertInto('certificates').values(row).execute();

@@ -32,6 +32,7 @@ import {
   type CertificateRow,
 } from './certificate.repository.js';
 import { signCertificate, type CertificateSigningKey } from './certificate-jws.js';
+import { queueContentCredentials } from './content-credentials-job.js';
 
 /** What issuing needs from the process: time, the current signing key, the URLs that go into claims. */
 export interface CertificateDeps {
@@ -138,9 +139,14 @@ export async function issueCertificate(trx: Executor, deps: CertificateDeps, inp
     revoked_at: null,
     revocation_reason: null,
     revoked_by: null,
+    content_credentials: 'pending',
+    content_credentials_key: null,
+    content_credentials_note: null,
   };
-  const { revoked_at: _a, revocation_reason: _b, revoked_by: _c, ...values } = row;
+  const { revoked_at: _a, revocation_reason: _b, revoked_by: _c, content_credentials: _d, content_credentials_key: _e, content_credentials_note: _f, ...values } = row;
   await insertCertificate(trx, values);
+  // The credentialed copy of the asset is made by a job queued in the same transaction (never lost).
+  await queueContentCredentials(trx, certificateId);
   // The history event joins the same transaction: a certificate never exists without its `certificate_issued`.
   await recordOrderEvent(trx, deps.clock, order.order_id, input.actor, {
     type: 'certificate_issued',
