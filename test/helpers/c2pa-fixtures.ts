@@ -7,7 +7,7 @@
  * (test/helpers/content-credentials.ts: certified through the review routes, the job run, downloaded).
  */
 import { CredentialPool } from '../../src/domain/content-credentials/credential-pool.js';
-import { signerFromPem } from '../../src/domain/content-credentials/signing-chain.js';
+import { signerFromPem, type C2paSigner } from '../../src/domain/content-credentials/signing-chain.js';
 import { otherParty, type OtherParty } from './content-credentials.js';
 
 export type TestSigningChain = OtherParty;
@@ -18,7 +18,8 @@ export function makeSigningChain(organization: string): Promise<TestSigningChain
 }
 
 export interface ManifestOptions {
-  chain: TestSigningChain;
+  /** A throw-away chain, or the service's own signer (`app.services.c2paSigner`) for a manifest certdesk would sign. */
+  chain: TestSigningChain | C2paSigner;
   claimGenerator: string;
   /** Extra assertions: label → JSON data. */
   assertions?: Record<string, unknown>;
@@ -45,7 +46,7 @@ export async function signAsset(bytes: Uint8Array, format: string, options: Mani
         },
         ingredient: { title, relationship: 'parentOf', label: 'source' },
       },
-      signerFromPem(options.chain.chainPem, options.chain.keyPem),
+      'chainDer' in options.chain ? options.chain : signerFromPem(options.chain.chainPem, options.chain.keyPem),
     );
     if (outcome.kind !== 'made') throw new Error(`could not sign the test file: ${outcome.reason}`);
     return outcome.bytes;

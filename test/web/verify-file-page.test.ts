@@ -183,6 +183,24 @@ describeOnEachDatabase('file check /verify in Chromium', (getDb, target) => {
     assert.deepEqual(pageErrors, []);
   });
 
+  it("certdesk's signature over an assertion whose certificate does not verify, or is another issuer's, is not certified", async () => {
+    const { page } = await newPage();
+    await page.goto('/verify');
+    const jws = String(harbour.assertion.jws);
+    const tampered = `${jws.slice(0, -4)}${jws.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    const badJws = await signAsset(pngBytes(12, 12), 'image/png', { chain: w.app.services.c2paSigner, claimGenerator: 'certdesk', assertions: { [ASSERTION]: { ...harbour.assertion, jws: tampered } } });
+    assert.equal(await check(page, 'bad-jws.png', badJws), 'bad-signature');
+    assert.match(await checkText(page, 'signature'), /^Certificate signature NOT valid: the signature does not match the certificate\.$/);
+    const foreign = await signAsset(pngBytes(12, 12), 'image/png', {
+      chain: w.app.services.c2paSigner,
+      claimGenerator: 'certdesk',
+      assertions: { [ASSERTION]: { ...harbour.assertion, issuer: 'https://other-certdesk.example', verify_url: 'https://other-certdesk.example/verify/x' } },
+    });
+    assert.equal(await check(page, 'foreign.png', foreign), 'foreign');
+    assert.equal(await page.locator('#file-verdict').innerText(), 'This file carries a certificate issued by https://other-certdesk.example, not by this service: check it there (https://other-certdesk.example/verify/x).');
+    assert.deepEqual(pageErrors, []);
+  });
+
   it('a revoked certificate: the credentialed file reads as revoked, with the reason', async () => {
     await revokeCertificateNow(w.app.services.database.db, w.app.services.clock, quay.certificateId, 'Generated layers found', TEST_REVIEWER);
     await eventually(() => fetch(`${base}/v1/certificates/${quay.certificateId}`).then((r) => r.json() as Promise<{ status: string }>), (c) => c.status === 'revoked', 'the revocation on the public route');
