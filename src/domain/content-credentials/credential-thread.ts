@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { MessagePort } from 'node:worker_threads';
 import { initSync, WasmBuilder } from '@contentauth/c2pa-wasm';
+import { move } from 'piscina';
 
 export interface CredentialRequest {
   /** Only start the library and answer (the pool's health check after a thread died). */
@@ -20,14 +21,22 @@ export interface CredentialRequest {
   /** manifest.ts's definition and parent ingredient, as JSON. */
   definition: string;
   ingredient: string;
+  /**
+   * Whether the file carries a manifest store: only then is the ingredient read from the bytes (to keep
+   * that store as the ingredient's). Reading an ingredient holds about four times the file in the
+   * WebAssembly memory, which a file without Content Credentials does not need.
+   */
+  hasManifest: boolean;
   reserveSize: number;
   /** Where the claim goes to be signed; answers `{ cose }` or `{ error }`. */
   signer: MessagePort;
 }
 
-export type CredentialAnswer =
-  | { ok: true; bytes: Uint8Array }
-  | { ok: false; failure: 'unsupported' | 'signing' | 'internal'; message: string };
+/**
+ * The credentialed bytes (transferred back, not copied: the thread keeps no reference), `true` for a
+ * probe, or why not.
+ */
+export type CredentialAnswer = Uint8Array | true | { ok: false; failure: 'unsupported' | 'signing' | 'internal'; message: string };
 
 const kBytes = Symbol('bytes');
 
@@ -55,6 +64,7 @@ class BytesFileReaderSync {
 }
 
 let ready = false;
+
 function initialise(): void {
   if (ready) return;
   (globalThis as { FileReaderSync?: unknown }).FileReaderSync = BytesFileReaderSync;
@@ -86,7 +96,7 @@ function endThreadSoon(): void {
 export default async function credential(request: CredentialRequest): Promise<CredentialAnswer> {
   try {
     initialise();
-    if (request.probe) return { ok: true, bytes: new Uint8Array(0) };
+    if (request.probe) return true;
   } catch (err) {
     return { ok: false, failure: 'internal', message: `the C2PA library could not start: ${(err as Error).message}` };
   }
@@ -94,7 +104,8 @@ export default async function credential(request: CredentialRequest): Promise<Cr
   let signingError: string | null = null;
   try {
     builder = WasmBuilder.fromJson(request.definition);
-    await builder.addIngredientFromBlob(request.ingredient, request.mediaType, new BytesBlob(request.bytes));
+    if (request.hasManifest) await builder.addIngredientFromBlob(request.ingredient, request.mediaType, new BytesBlob(request.bytes));
+    else builder.addIngredient(request.ingredient);
     const signed = await builder.sign(
       {
         alg: 'es256',
@@ -114,7 +125,7 @@ export default async function credential(request: CredentialRequest): Promise<Cr
       request.mediaType,
       new BytesBlob(request.bytes),
     );
-    return { ok: true, bytes: signed };
+    return move(signed) as Uint8Array;
   } catch (err) {
     if (signingError !== null) return { ok: false, failure: 'signing', message: signingError };
     if (err instanceof WebAssembly.RuntimeError) endThreadSoon();

@@ -111,7 +111,9 @@ export function makeContentCredentialsJob(deps: ContentCredentialsJobDeps): JobH
           bytes,
           mediaType,
           definition: manifestDefinition({ title: facts.asset_name, mediaType, generatorVersion: deps.generatorVersion, certificate: assertion }),
-          ingredient: parentIngredient(facts.asset_name),
+          ingredient: parentIngredient(facts.asset_name, mediaType),
+          // The job needs the bytes no more: they move to the thread instead of being copied.
+          giveBytes: true,
         },
         signer,
         context.signal,

@@ -67,9 +67,9 @@ export function manifestDefinition(input: ManifestInput): Record<string, unknown
   };
 }
 
-/** The parent ingredient's definition (its bytes are the upload's). */
-export function parentIngredient(title: string): Record<string, unknown> {
-  return { title, relationship: 'parentOf', label: PARENT_INGREDIENT_ID };
+/** The parent ingredient's definition (its bytes are the upload's; `format` is needed when they are not read). */
+export function parentIngredient(title: string, mediaType: string): Record<string, unknown> {
+  return { title, format: mediaType, relationship: 'parentOf', label: PARENT_INGREDIENT_ID };
 }
 
 /** The certificate assertion of a certificate (the URLs as the service publishes them). */

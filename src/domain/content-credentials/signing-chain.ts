@@ -92,10 +92,39 @@ export function signerFromPem(chainPem: string, keyPem: string): C2paSigner {
   return signerFrom({ signer_id: sha256Hex(chain[0]!), source: 'operator', chain_pem: chainPem }, createPrivateKey(keyPem));
 }
 
-/** A fresh root and C2PA signing leaf named `name` (not stored): PEM of the chain (leaf only), the root and the leaf's key. */
-export async function generateSigningChain(name: string, now = new Date()): Promise<{ chainPem: string; rootPem: string; keyPem: string }> {
-  const row = await newGeneratedRow({ masterKey: null, publicBaseUrl: `https://${name}`, chainPath: null, keyPath: null }, now, undefined, name);
-  return { chainPem: row.chain_pem, rootPem: row.anchor_pem, keyPem: row.leaf_private_key! };
+/**
+ * A fresh root and C2PA signing leaf named `name` (not stored): PEM of the chain (the leaf, then the
+ * intermediate CA when `intermediate`), the root and the leaf's key. An authority's chain has the
+ * intermediate; the service's generated one does not.
+ */
+export async function generateSigningChain(name: string, options: { intermediate?: boolean; now?: Date } = {}): Promise<{ chainPem: string; rootPem: string; keyPem: string }> {
+  const now = options.now ?? new Date();
+  if (!options.intermediate) {
+    const row = await newGeneratedRow({ masterKey: null, publicBaseUrl: `https://${name}`, chainPath: null, keyPath: null }, now, undefined, name);
+    return { chainPem: row.chain_pem, rootPem: row.anchor_pem, keyPem: row.leaf_private_key! };
+  }
+  const rootRow = await newGeneratedRow({ masterKey: null, publicBaseUrl: `https://${name}`, chainPath: null, keyPath: null }, now, undefined, name);
+  const root = new x509.X509Certificate(rootRow.anchor_pem);
+  const rootKey = await webcrypto.subtle.importKey('pkcs8', createPrivateKey(rootRow.root_private_key!).export({ type: 'pkcs8', format: 'der' }), EC_P256, false, ['sign']);
+  const caKeys = (await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const intermediate = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: `CN=${name} Issuing CA, O=${name}`,
+    issuer: root.subject,
+    notBefore: new Date(now.getTime() - DAY_MS),
+    notAfter: new Date(now.getTime() + LEAF_VALIDITY_DAYS * DAY_MS),
+    signingKey: rootKey,
+    publicKey: caKeys.publicKey,
+    signingAlgorithm: EC_P256,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+      await x509.AuthorityKeyIdentifierExtension.create(root),
+    ],
+  });
+  const { leaf, keys } = await issueLeaf(name, intermediate, caKeys.privateKey, now);
+  return { chainPem: `${leaf.toString('pem')}\n${intermediate.toString('pem')}\n`, rootPem: rootRow.anchor_pem, keyPem: await exportPkcs8Pem(keys.privateKey) };
 }
 
 function keyOf(row: C2paSignerRow, which: 'leaf' | 'root', masterKey: string | null): KeyObject {
