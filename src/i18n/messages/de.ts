@@ -512,6 +512,7 @@ export const de: Catalogue = {
   'web.verify.embed_label': 'HTML des Abzeichens',
   'web.verify.jws_heading': 'Das Zertifikat (kompaktes JWS, ES256)',
   'web.verify.jws_help': 'Jeder kann es offline mit den öffentlichen Schlüsseln unter {jwks} prüfen.',
+  'web.verify.check_any_file': 'Ein Bild von anderswo: prüfen Sie seine Content Credentials.',
   'web.verify.file_reading_credentials': 'Nicht die hochgeladenen Bytes; die Content Credentials von {name} werden gelesen…',
   'web.verify.file_credentialed_match': 'Übereinstimmung: {name} ist die zertifizierte Datei mit diesem Zertifikat als Content Credentials (Bytes und Manifest unverändert, von certdesk signiert).',
   'web.verify.file_credentialed_altered': 'Keine Übereinstimmung: {name} trägt dieses Zertifikat, wurde aber nach der Signatur durch certdesk verändert.',

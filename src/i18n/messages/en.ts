@@ -516,6 +516,7 @@ export const en = {
   'web.verify.embed_label': 'Badge HTML',
   'web.verify.jws_heading': 'The certificate (compact JWS, ES256)',
   'web.verify.jws_help': 'Anyone can verify it offline with the public keys at {jwks}.',
+  'web.verify.check_any_file': 'Any image met elsewhere: check its Content Credentials.',
   'web.verify.file_reading_credentials': 'Not the bytes as uploaded; reading the Content Credentials of {name}…',
   'web.verify.file_credentialed_match': 'Match: {name} is the certified file with this certificate embedded as Content Credentials (bytes and manifest intact, signed by certdesk).',
   'web.verify.file_credentialed_altered': 'No match: {name} carries this certificate, but was altered after certdesk signed it.',

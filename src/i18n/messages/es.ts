@@ -512,6 +512,7 @@ export const es: Catalogue = {
   'web.verify.embed_label': 'HTML de la insignia',
   'web.verify.jws_heading': 'El certificado (JWS compacto, ES256)',
   'web.verify.jws_help': 'Cualquiera puede verificarlo sin conexión con las claves públicas de {jwks}.',
+  'web.verify.check_any_file': 'Una imagen encontrada en otro lugar: compruebe sus Content Credentials.',
   'web.verify.file_reading_credentials': 'No son los bytes subidos; leyendo las Content Credentials de {name}…',
   'web.verify.file_credentialed_match': 'Coincide: {name} es el archivo certificado con este certificado incrustado como Content Credentials (bytes y manifiesto intactos, firmados por certdesk).',
   'web.verify.file_credentialed_altered': 'No coincide: {name} lleva este certificado, pero fue alterado después de que certdesk lo firmara.',

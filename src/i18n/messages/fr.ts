@@ -512,6 +512,7 @@ export const fr: Catalogue = {
   'web.verify.embed_label': 'HTML du badge',
   'web.verify.jws_heading': 'Le certificat (JWS compact, ES256)',
   'web.verify.jws_help': 'Tout le monde peut le vérifier hors ligne avec les clés publiques de {jwks}.',
+  'web.verify.check_any_file': 'Une image trouvée ailleurs : vérifiez ses Content Credentials.',
   'web.verify.file_reading_credentials': 'Ce ne sont pas les octets envoyés ; lecture des Content Credentials de {name}…',
   'web.verify.file_credentialed_match': 'Correspondance : {name} est le fichier certifié, avec ce certificat intégré en Content Credentials (octets et manifeste intacts, signés par certdesk).',
   'web.verify.file_credentialed_altered': 'Pas de correspondance : {name} porte ce certificat, mais a été modifié après la signature de certdesk.',

@@ -512,6 +512,7 @@ export const ja: Catalogue = {
   'web.verify.embed_label': 'バッジの HTML',
   'web.verify.jws_heading': '証明書（コンパクト JWS、ES256）',
   'web.verify.jws_help': '{jwks} の公開鍵を使えば、誰でもオフラインで検証できます。',
+  'web.verify.check_any_file': '他の場所で見つけた画像：Content Credentials を確認する。',
   'web.verify.file_reading_credentials': 'アップロードされたバイトとは異なります。{name} の Content Credentials を読み取っています…',
   'web.verify.file_credentialed_match': '一致：{name} は、この証明書が Content Credentials として埋め込まれた認証済みファイルです（バイトとマニフェストは改変なし、certdesk が署名）。',
   'web.verify.file_credentialed_altered': '不一致：{name} はこの証明書を含んでいますが、certdesk の署名後に改変されています。',

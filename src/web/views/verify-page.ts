@@ -97,7 +97,7 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
   <h2>${t('web.verify.log_heading')}</h2>
   <p id="log-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.log_checking')}</p>
   <h2>${t('web.verify.file_heading')}</h2>
-  <p class="muted">${t('web.verify.file_help')}</p>
+  <p class="muted">${t('web.verify.file_help')} <a href="/verify">${t('web.verify.check_any_file')}</a></p>
   <div class="drop-zone" id="drop-zone">
     <label for="file-to-check">${t('web.verify.file_label')}</label>
     <input type="file" id="file-to-check" name="file">
