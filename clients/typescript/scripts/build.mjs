@@ -26,7 +26,8 @@ await esbuild.build({
   outfile: 'dist/cli/certdesk-client.js',
   format: 'esm',
   platform: 'node',
-  external: ['jose', 'commander', '@noble/hashes'],
+  // The C2PA reader (9 MB of WebAssembly) stays in its package, loaded only by `verify`.
+  external: ['jose', 'commander', '@noble/hashes', '@contentauth/c2pa-wasm'],
 });
 chmodSync('dist/cli/certdesk-client.js', 0o755);
 

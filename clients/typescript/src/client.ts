@@ -172,6 +172,17 @@ class OrdersResource {
   }
 
   /**
+   * The certificate's credentialed file (`GET /v1/orders/{id}/certificate/file`): the asset as uploaded
+   * with the certificate embedded as Content Credentials (C2PA), as a Blob of the asset's media type.
+   * `NotFoundError` while the order has no certificate; `ConflictError` while the file is being made
+   * (its `retryAfterMs` says when to ask again) or when the format cannot carry Content Credentials
+   * (`retryAfterMs` null); `GoneError` once the certificate is revoked.
+   */
+  async certificateFile(orderId: string, options: { signal?: AbortSignal } = {}): Promise<Blob> {
+    return (await this.transport.request<Blob>({ method: 'GET', path: `/v1/orders/${encodeURIComponent(orderId)}/certificate/file`, binary: true, ...options })).body;
+  }
+
+  /**
    * Uploads the file and creates the order: one multipart request up to `multipartMaxBytes`, otherwise a
    * presigned upload (`POST /v1/uploads`, `PUT` of the bytes) then `POST /v1/orders`. The create carries
    * one `Idempotency-Key` across all its retries, so a retry after a lost answer never creates twice.
@@ -253,6 +264,11 @@ class CertificatesResource {
   /** `GET /v1/certificates/{id}`: the public certificate (status, jws). */
   async get(certificateId: string): Promise<PublicCertificate> {
     return (await this.transport.request<PublicCertificate>({ method: 'GET', path: `/v1/certificates/${encodeURIComponent(certificateId)}`, auth: false })).body;
+  }
+
+  /** The root certificates (PEM) of every chain that signed the service's Content Credentials (`/.well-known/c2pa-trust-anchors.pem`). */
+  async c2paTrustAnchors(): Promise<string> {
+    return (await this.transport.request<string>({ method: 'GET', path: '/.well-known/c2pa-trust-anchors.pem', auth: false, raw: true })).body;
   }
 
   /** The service's signing keys (`/.well-known/jwks.json`), for `verifyCertificate`. */

@@ -16,6 +16,7 @@ export {
   PermissionDeniedError,
   NotFoundError,
   ConflictError,
+  GoneError,
   PayloadTooLargeError,
   UnprocessableEntityError,
   RateLimitError,
@@ -25,4 +26,19 @@ export {
   CertdeskTimeoutError,
 } from './errors.js';
 export { type RetryPolicy } from './retry.js';
+export {
+  CERTDESK_ASSERTION_LABEL,
+  interpretManifestStore,
+  readContentCredentials,
+  readerSettings,
+  sniffMediaType,
+  assertionDisagreement,
+  certdeskAssertionOf,
+  isNoManifestError,
+  type CertdeskAssertion,
+  type ContentCredentialsReading,
+  type ManifestSigner,
+  type ValidationEntry,
+  type C2paReaderClass,
+} from './content-credentials.js';
 export type * from './types.js';

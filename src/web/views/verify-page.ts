@@ -9,6 +9,7 @@ import { html, SafeHtml } from '../html.js';
 import type { WebContext } from '../web-context.js';
 import { timeElement } from './format.js';
 import { copyButton, page } from './layout.js';
+import { c2paReaderAttributes } from './verify-file-page.js';
 
 export interface VerifyPageModel {
   row: CertificateRow;
@@ -59,6 +60,9 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
     'data-msg-mismatch': t('web.verify.file_mismatch'),
     'data-msg-unverified': t('web.verify.file_unverified'),
     'data-msg-revoked-match': t('web.verify.file_revoked'),
+    'data-msg-reading-credentials': t('web.verify.file_reading_credentials'),
+    'data-msg-credentialed-match': t('web.verify.file_credentialed_match'),
+    'data-msg-credentialed-altered': t('web.verify.file_credentialed_altered'),
     'data-msg-log-included': t('web.verify.log_included'),
     'data-msg-log-revocation': t('web.verify.log_revocation'),
     'data-msg-log-pending': t('web.verify.log_pending'),
@@ -87,13 +91,13 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
   data-certificate-url="/v1/certificates/${row.certificate_id}"
   data-jwks-url="${JWKS_PATH}"
   data-log-key-url="${LOG_KEY_PATH}"
-  data-issuer="${model.issuer}"${messageAttributes}>
+  data-issuer="${model.issuer}"${c2paReaderAttributes()}${messageAttributes}>
   <h2>${t('web.verify.signature_heading')}</h2>
   <p id="signature-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.signature_checking')}</p>
   <h2>${t('web.verify.log_heading')}</h2>
   <p id="log-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.log_checking')}</p>
   <h2>${t('web.verify.file_heading')}</h2>
-  <p class="muted">${t('web.verify.file_help')}</p>
+  <p class="muted">${t('web.verify.file_help')} <a href="/verify">${t('web.verify.check_any_file')}</a></p>
   <div class="drop-zone" id="drop-zone">
     <label for="file-to-check">${t('web.verify.file_label')}</label>
     <input type="file" id="file-to-check" name="file">

@@ -6,11 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, openAsBlob, readFileSync } from 'node:fs';
-import { access, constants } from 'node:fs/promises';
+import { access, constants, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { Certdesk } from '../client.js';
 import { verifyCertificate } from '../certificate.js';
+import { ConflictError } from '../errors.js';
 import { LogResource } from '../log-resource.js';
 import { describeCheckpoint, type Checkpoint } from '../tlog/checkpoint.js';
 import type { CertificateLogStatus } from '../tlog/certificate-log.js';
@@ -20,6 +21,7 @@ import { loadBaseUrl, loadCredentials, saveCredentials } from './config.js';
 import { CliFailure, EXIT, exitCodeOf, failureLine } from './exit-codes.js';
 import { chooseFormat, JsonTextWriter, printObject, RowWriter, type Column, type Format } from './output.js';
 import { readSecret } from './secret.js';
+import { verifyFile } from './verify-file.js';
 
 const FINAL_STATES = new Set(['Human Certified', 'Reviewed', 'Failed', 'Unsupported File']);
 
@@ -140,6 +142,37 @@ async function waitForOrder(client: Certdesk, orderId: string, intervalMs: numbe
     progress(`${orderId}: ${order.order_state}`);
     if (FINAL_STATES.has(order.order_state) || order.order_state === 'Action Required') return order;
     await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** How long `certificate --download` waits for a credentialed file still being made (the service makes it within 60 s). */
+const DOWNLOAD_WAIT_MS = 120_000;
+
+/**
+ * Downloads the order's credentialed file to `file` (written beside it, then renamed: never a half file
+ * under that name), waiting while the service answers 409 with Retry-After (the file is being made).
+ */
+async function downloadCertificateFile(client: Certdesk, orderId: string, file: string): Promise<number> {
+  const deadline = Date.now() + DOWNLOAD_WAIT_MS;
+  for (;;) {
+    try {
+      const blob = await client.orders.certificateFile(orderId);
+      const partial = `${file}.part`;
+      try {
+        await writeFile(partial, new Uint8Array(await blob.arrayBuffer()));
+        await rename(partial, file);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+      return blob.size;
+    } catch (error) {
+      // 409 without Retry-After: the format cannot carry Content Credentials; with it: not made yet.
+      const wait = error instanceof ConflictError ? error.retryAfterMs : null;
+      if (wait === null || Date.now() + wait > deadline) throw error;
+      progress(`${orderId}: the credentialed file is being made, asking again in ${Math.ceil(wait / 1000)} s`);
+      await new Promise((r) => setTimeout(r, Math.max(wait, 250)));
+    }
   }
 }
 
@@ -304,13 +337,18 @@ export function program(): Command {
       .argument('<order_id>', 'order id')
       .option('--verify <file>', 'also check the signature offline against the JWKS, that FILE is the certified file, and that the certificate is in the transparency log (exit 9 otherwise)')
       .option('--log-key <key>', "the transparency log's verifier key (default: the one the service publishes at /log/key)")
+      .option('--download <path>', 'also save the file with the certificate embedded as Content Credentials (C2PA) to PATH (waits while it is being made)')
       .description('the certificate of an order'),
     false,
-  ).action(async (orderId: string, opts: FormatFlags & { verify?: string; logKey?: string }) => {
+  ).action(async (orderId: string, opts: FormatFlags & { verify?: string; logKey?: string; download?: string }) => {
     const client = clientFromEnvironment();
     if (opts.verify) await assertReadable([opts.verify]);
     const certificate = await client.orders.certificate(orderId);
     await printObject(process.stdout, formatOf(opts, 'json'), certificate);
+    if (opts.download) {
+      const size = await downloadCertificateFile(client, orderId, opts.download);
+      progressLine(`saved the credentialed file to ${opts.download} (${size} bytes)`);
+    }
     if (opts.verify) {
       const jwks = await client.certificates.jwks();
       try {
@@ -331,6 +369,29 @@ export function program(): Command {
       if (certificate.status !== 'valid') throw new CliFailure(`the certificate was revoked: ${certificate.revocation_reason ?? ''}`, EXIT.verification);
       process.stderr.write(`verified: signature valid, ${opts.verify} is the certified file; ${logSentence(transparencyLog!)}\n`);
     }
+  });
+
+  withFormats(
+    cli
+      .command('verify')
+      .argument('<file>', 'an image file')
+      .description("read a file's Content Credentials (C2PA) and check its certdesk certificate: intact file, certdesk's signature, the certificate's JWS, its transparency-log proof and its live status (exit 0 only when all hold, 9 otherwise)")
+      .option('--base-url <url>', 'the certdesk API base URL (default: CERTDESK_BASE_URL or the one `login` stored; no credentials needed)')
+      .option('--trust-anchors <pem>', "a PEM file of C2PA trust anchors to use instead of the service's /.well-known/c2pa-trust-anchors.pem")
+      .option('--log-key <key>', "the transparency log's verifier key (default: the one the service publishes at /log/key)"),
+    false,
+  ).action(async (file: string, opts: FormatFlags & { baseUrl?: string; trustAnchors?: string; logKey?: string }) => {
+    const { report, failure } = await verifyFile(file, {
+      baseUrl: opts.baseUrl ?? loadBaseUrl(),
+      ...(opts.logKey ? { logKey: opts.logKey } : {}),
+      ...(opts.trustAnchors ? { trustAnchorsPem: await readFile(opts.trustAnchors, 'utf8') } : {}),
+      ...(process.env.CERTDESK_TIMEOUT_MS ? { timeoutMs: Number(process.env.CERTDESK_TIMEOUT_MS) } : {}),
+      onRetry: ({ attempt, delayMs, reason }) => progress(`retry ${attempt} in ${delayMs} ms: ${reason}`),
+    });
+    endProgress();
+    await printObject(process.stdout, formatOf(opts, 'json'), report);
+    if (failure) throw new CliFailure(failure, EXIT.verification);
+    progressLine(`verified: ${file} is intact, certified by ${report.organization ?? 'unknown'} (certificate ${report.certificate_id}, valid)`);
   });
 
   const log = requireSubcommand(cli.command('log')).description("the service's public transparency log, verified here (no credentials needed)");

@@ -65,3 +65,4 @@ export function saveCredentials(credentials: Credentials, env: NodeJS.ProcessEnv
   chmodSync(file, 0o600); // an existing file keeps its mode on write
   return file;
 }
+
