@@ -59,6 +59,10 @@ const fields = {
   asset_sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lowercase hex SHA-256 of the asset’s bytes as uploaded.' }),
   jws: Type.String({ description: 'The certificate: a compact JWS (ES256, `typ` `certdesk-certificate+jwt`), verifiable with `/.well-known/jwks.json` alone.' }),
   verify_url: Type.String({ format: 'uri', description: 'The public page that verifies the certificate: `<public base URL>/verify/<certificate_id>`.' }),
+  content_credentials: Type.Union([Type.Literal('pending'), Type.Literal('ready'), Type.Literal('unsupported')], {
+    description:
+      'The credentialed copy of the asset (a C2PA manifest carrying this certificate, embedded in a copy of the file as uploaded): `pending` while it is being made (normally under 60 s after issue), `ready` once `GET /v1/orders/{order_id}/certificate/file` serves it, `unsupported` when the format cannot carry Content Credentials (PSD) or the file\'s own manifest could not be read safely.',
+  }),
   transparency_log: transparencyLogField,
 };
 
@@ -81,6 +85,7 @@ export const Certificate = Type.Object(
     asset_sha256: fields.asset_sha256,
     jws: fields.jws,
     verify_url: fields.verify_url,
+    content_credentials: fields.content_credentials,
     transparency_log: fields.transparency_log,
   },
   { $id: 'Certificate', title: 'Certificate', additionalProperties: false, description: 'The certificate of an order.' },

@@ -35,6 +35,9 @@ function row(id: string, revokedAt: Date | null = null, log: 'logged' | 'pending
     revoked_at: revokedAt,
     revocation_reason: revokedAt ? 'Evidence of generation' : null,
     revoked_by: revokedAt ? 'system:operator' : null,
+    content_credentials: 'pending',
+    content_credentials_key: null,
+    content_credentials_note: null,
     transparency_log: entries && JSON.stringify(entries),
   };
 }
@@ -280,7 +283,7 @@ describe('public certificate cache', () => {
   it('renders exactly what the API and the badge answer', () => {
     const answer = renderPublicCertificate(row(ID));
     const body = JSON.parse(answer.json.toString()) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body), ['certificate_id', 'status', 'issued_at', 'revoked_at', 'revocation_reason', 'asset_name', 'asset_sha256', 'jws', 'verify_url', 'transparency_log']);
+    assert.deepEqual(Object.keys(body), ['certificate_id', 'status', 'issued_at', 'revoked_at', 'revocation_reason', 'asset_name', 'asset_sha256', 'jws', 'verify_url', 'content_credentials', 'transparency_log']);
     assert.equal(body.issued_at, '2026-11-26T08:51:03.120Z');
     assert.equal(answer.etag, `"${ID}-valid-log3"`);
     assert.equal(answer.badgeEtag, `"${ID}-valid-log3-badge"`);

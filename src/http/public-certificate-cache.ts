@@ -75,12 +75,14 @@ export interface PublicCertificateCacheOptions {
 }
 
 /**
- * The entity tag of a certificate's public representation: it changes when it is revoked (once), and when
- * its issuance or revocation enters the transparency log (the log's indexes are part of the tag).
+ * The entity tag of a certificate's public representation: it changes when it is revoked (once), when
+ * its issuance or revocation enters the transparency log (the log's indexes are part of the tag), and when
+ * its credentialed file is made (`content_credentials`, once).
  */
-export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at'>, log: TransparencyLogT | null = null): string {
+export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at' | 'content_credentials'>, log: TransparencyLogT | null = null): string {
   const logged = log ? `-log${log.issued.index}${log.revoked ? `-${log.revoked.index}` : ''}` : '';
-  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}${logged}"` : `"${row.certificate_id}-valid${logged}"`;
+  const cc = row.content_credentials === 'pending' ? '' : `-cc${row.content_credentials[0]}`;
+  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}${logged}${cc}"` : `"${row.certificate_id}-valid${logged}${cc}"`;
 }
 
 /**

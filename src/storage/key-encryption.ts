@@ -1,5 +1,6 @@
 /**
- * Encryption at rest of private signing keys: AES-256-GCM under a key derived from MASTER_KEY with
+ * Encryption at rest of private keys (token signing keys, the transparency log's key, the Content
+ * Credentials chain's keys): AES-256-GCM under a key derived from MASTER_KEY with
  * HKDF-SHA256. The key id is the additional authenticated data, so an envelope copied onto another
  * key's row does not decrypt.
  *

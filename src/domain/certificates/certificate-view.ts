@@ -18,6 +18,7 @@ export function toPublicCertificateObject(row: CertificateRow): PublicCertificat
     asset_sha256: row.asset_sha256,
     jws: row.jws,
     verify_url: row.verify_url,
+    content_credentials: row.content_credentials,
     transparency_log: transparencyLogObject(row.transparency_log),
   };
 }

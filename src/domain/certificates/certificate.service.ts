@@ -32,6 +32,7 @@ import {
   type CertificateRow,
 } from './certificate.repository.js';
 import { signCertificate, type CertificateSigningKey } from './certificate-jws.js';
+import { queueContentCredentials } from './content-credentials-job.js';
 import { logCertificateIssued, logCertificateRevoked } from '../transparency-log/certificate-log.js';
 
 /** What issuing needs from the process: time, the current signing key, the URLs that go into claims. */
@@ -139,13 +140,27 @@ export async function issueCertificate(trx: Executor, deps: CertificateDeps, inp
     revoked_at: null,
     revocation_reason: null,
     revoked_by: null,
+    content_credentials: 'pending',
+    content_credentials_key: null,
+    content_credentials_note: null,
     transparency_log: null,
   };
-  const { revoked_at: _a, revocation_reason: _b, revoked_by: _c, transparency_log: _d, ...values } = row;
+  const {
+    revoked_at: _a,
+    revocation_reason: _b,
+    revoked_by: _c,
+    transparency_log: _d,
+    content_credentials: _e,
+    content_credentials_key: _f,
+    content_credentials_note: _g,
+    ...values
+  } = row;
   await insertCertificate(trx, values);
   // The log's entry joins the same transaction: a certificate never exists without it, nor it twice
   // (DECISIONS 14; the sequencer numbers it within seconds).
   await logCertificateIssued(trx, row);
+  // The credentialed copy of the asset is made by a job queued in the same transaction (never lost).
+  await queueContentCredentials(trx, certificateId);
   // The history event joins the same transaction: a certificate never exists without its `certificate_issued`.
   await recordOrderEvent(trx, deps.clock, order.order_id, input.actor, {
     type: 'certificate_issued',

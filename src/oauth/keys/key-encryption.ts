@@ -1,5 +1,5 @@
 /**
- * Encryption at rest of private signing keys under MASTER_KEY: kept in src/storage/key-encryption.ts, below
- * every layer that keeps a key (the token service here, the transparency log in domain/).
+ * Encryption at rest of the token signing keys: the storage layer's (src/storage/key-encryption.ts), which
+ * the other private keys at rest (the transparency log's, the Content Credentials chain's) use too.
  */
 export { decryptPrivateKey, encryptPrivateKey, KeyDecryptionError } from '../../storage/key-encryption.js';

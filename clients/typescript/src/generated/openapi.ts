@@ -166,6 +166,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orders/{order_id}/certificate/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Order Certificate File
+         * @description The certified asset with Content Credentials: a copy of the file as uploaded with a C2PA manifest embedded that carries the certificate (assertion `org.certdesk.certificate`), signed with the service's C2PA signing certificate (docs/content-credentials.md). Streamed with the asset's media type and `Content-Disposition: attachment` naming the asset. 404 while the order has no certificate (or is not visible); 409 while the file is being made (`Retry-After`) or when the format cannot carry Content Credentials (the detail says so; the certificate object says `content_credentials`); 410 once the certificate is revoked.
+         */
+        get: operations["get_order_certificate_file_v1_orders__order_id__certificate_file_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders/{order_id}/history": {
         parameters: {
             query?: never;
@@ -434,6 +454,8 @@ export interface components {
              * @description The certificate id (a random UUID; the `jti` claim).
              */
             certificate_id: string;
+            /** @description The credentialed copy of the asset (a C2PA manifest carrying this certificate, embedded in a copy of the file as uploaded): `pending` while it is being made (normally under 60 s after issue), `ready` once `GET /v1/orders/{order_id}/certificate/file` serves it, `unsupported` when the format cannot carry Content Credentials (PSD) or the file's own manifest could not be read safely. */
+            content_credentials: "pending" | "ready" | "unsupported";
             /**
              * Format: date-time
              * @description RFC 3339 UTC time of issue.
@@ -709,6 +731,8 @@ export interface components {
              * @description The certificate id (a random UUID; the `jti` claim).
              */
             certificate_id: string;
+            /** @description The credentialed copy of the asset (a C2PA manifest carrying this certificate, embedded in a copy of the file as uploaded): `pending` while it is being made (normally under 60 s after issue), `ready` once `GET /v1/orders/{order_id}/certificate/file` serves it, `unsupported` when the format cannot carry Content Credentials (PSD) or the file's own manifest could not be read safely. */
+            content_credentials: "pending" | "ready" | "unsupported";
             /**
              * Format: date-time
              * @description RFC 3339 UTC time of issue.
@@ -1525,6 +1549,98 @@ export interface operations {
             };
             /** @description Not found, or not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_order_certificate_file_v1_orders__order_id__certificate_file_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of human-readable messages (en, fr, de, es, ja). */
+                lang?: string;
+            };
+            path: {
+                /** @description The order id. */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentialed file, streamed. */
+            200: {
+                headers: {
+                    /** @description `attachment` with the asset's name (`filename` and RFC 5987 `filename*`). */
+                    "Content-Disposition"?: string;
+                    /** @description Size of the credentialed file in bytes. */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/tiff": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid or expired access token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The access token does not grant the required scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The file is still being made (with `Retry-After`, 5 s), or the asset cannot carry Content Credentials (the detail says which). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The certificate is revoked: its credentialed file is no longer handed out. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
