@@ -8,7 +8,7 @@ import { migrate } from '../../storage/migrate.js';
 import { configFrom, openConfiguredDatabase, UsageError } from '../context.js';
 import type { SeedReport } from '../../domain/seed/seed.js';
 import { isClusterWorker, reportListening, runClusterPrimary, workerCount } from '../../cluster/serve-cluster.js';
-import { limitHeapGrowth, limitYoungGeneration } from '../../app/heap-growth.js';
+import { limitHeapGrowth, limitYoungGeneration, releaseYoungGeneration } from '../../app/heap-growth.js';
 
 /** What `serve --demo` prints once listening: where to go and which demo credentials to use. */
 async function demoBanner(baseUrl: string, report: SeedReport): Promise<string> {
@@ -48,7 +48,8 @@ export function registerServe(program: Command): void {
     .option('--workers <n>', 'worker processes sharing the port (default: the number of CPUs; always 1 with the embedded database)', parseWorkers)
     .action(async (opts: { demo?: boolean; workers?: number }, command: Command) => {
       limitHeapGrowth();
-      limitYoungGeneration(); // a cluster worker has its size on its command line (serve-cluster.ts)
+      // Small while starting, free to grow once serving (heap-growth.ts); a worker's maximum is on its command line.
+      const youngLimited = limitYoungGeneration();
       const config = configFrom(command);
       if (opts.demo && config.env === 'production') throw new UsageError('serve --demo loads public demo credentials and is refused when CERTDESK_ENV=production');
       const worker = isClusterWorker();
@@ -125,6 +126,7 @@ export function registerServe(program: Command): void {
         process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
       }
       const address = await app.listen({ host: config.host, port: config.port });
+      releaseYoungGeneration(youngLimited);
       if (worker) return reportListening(address, database.description);
       // One write, after listen: the banner stays one block however requests and log lines arrive.
       const banner = [`certdesk serving on ${address} (${database.description})`];
