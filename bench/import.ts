@@ -1,8 +1,8 @@
 /**
  * Import benchmark (`npm run bench:import`): not a test.
  *
- * 1. Drops and recreates a PostgreSQL database (DATABASE_URL, default
- *    postgres://postgres@127.0.0.1:5432/certdesk_bench_import) and loads the demo seed into it.
+ * 1. Drops and recreates a PostgreSQL database (BENCH_IMPORT_DATABASE_URL, or DATABASE_URL when run directly;
+ *    default postgres://postgres@127.0.0.1:5432/certdesk_bench_import) and loads the demo seed into it.
  * 2. Generates BENCH_ORDERS (default 1,000,000) orders as NDJSON into a temporary file with
  *    `certdesk demo-data --ndjson`.
  * 3. Runs `certdesk import` on that file in a child process, sampling the child's peak RSS (VmHWM of
@@ -29,7 +29,11 @@ import { writeBenchmarkSection } from './benchmarks-doc.js';
 import { cpuMsOf } from './server-process.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/certdesk_bench_import';
+// BENCH_IMPORT_DATABASE_URL first: inside `npm run bench`, DATABASE_URL names the listing's database, which
+// this benchmark would drop.
+const RUN_DIRECTLY = Boolean(process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url));
+const DATABASE_URL =
+  process.env.BENCH_IMPORT_DATABASE_URL || (RUN_DIRECTLY && process.env.DATABASE_URL) || 'postgres://postgres@127.0.0.1:5432/certdesk_bench_import';
 const DEFAULT_ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
 const BUILT = existsSync(path.join(ROOT, 'dist/cli/commands/import.js'));
 const CLI = BUILT ? [path.join(ROOT, 'bin/certdesk')] : ['--import', 'tsx', '-e', `import(${JSON.stringify(path.join(ROOT, 'src/cli/main.ts'))}).then((m) => m.main(['node', 'certdesk', ...process.argv.slice(1)]))`, '--'];
@@ -291,7 +295,7 @@ async function main(): Promise<void> {
 }
 
 // Run directly (`npm run bench:import`), not when bench/orders.ts imports the function.
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (RUN_DIRECTLY) {
   main().catch((err) => {
     process.stderr.write(`bench:import: ${(err as Error).message}\n`);
     process.exit(1);
