@@ -1,5 +1,5 @@
 /**
- * Token service benchmark (`npm run bench:token`): not a test. Starts the application (buildApp, the real
+ * Token service benchmark (`npm run bench:token`): not a test. Starts the application (buildServer, the real
  * token endpoint) listening on 127.0.0.1 in a child process — on embedded in-memory PGlite, then again on
  * PostgreSQL when DATABASE_URL is given — creates an API client, and measures with autocannon (32 connections, 10 s each,
  * BENCH_DURATION to change):
@@ -50,7 +50,7 @@ async function serve(): Promise<void> {
   const { loadConfig } = await import('../src/config.js');
   const { openDatabase } = await import('../src/storage/database.js');
   const { migrate } = await import('../src/storage/migrate.js');
-  const { buildApp } = await import('../src/http/app.js');
+  const { buildServer } = await import('../src/app/http-server.js');
   const { createServices } = await import('../src/app/services.js');
   const { requireScope } = await import('../src/oauth/index.js');
   const { createApiClient } = await import('../src/domain/api-clients/index.js');
@@ -68,7 +68,7 @@ async function serve(): Promise<void> {
   const { client, clientSecret } = await createApiClient(database.db, { organizationId, userId, name: 'token bench', scopes: [SCOPES.read] });
 
   const services = await createServices({ config, database });
-  const app = await buildApp(services);
+  const app = await buildServer(services);
   const payload = { ok: true };
   app.get('/bench/open', async () => payload);
   app.get('/bench/protected', { onRequest: requireScope(SCOPES.read) }, async () => payload);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createServices } from '../src/app/services.js';
 import { loadConfig } from '../src/config.js';
-import { buildApp } from '../src/http/app.js';
+import { buildServer } from '../src/app/http-server.js';
 import { createServiceMetrics } from '../src/metrics/service-metrics.js';
 import { openDatabase } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
@@ -30,7 +30,7 @@ export async function servedOpenApiDocument(): Promise<Record<string, unknown>> 
       OBJECT_STORAGE_DIR: dir,
     });
     const services = await createServices({ config, database, metrics: createServiceMetrics({ processMetrics: false }) });
-    const app = await buildApp(services);
+    const app = await buildServer(services);
     app.addHook('onClose', () => services.close());
     try {
       await app.ready();

@@ -20,7 +20,8 @@ function drainBudget(gracePeriodMs: number): number {
   return Math.max(gracePeriodMs - 2000, Math.floor(gracePeriodMs * 0.75));
 }
 
-export function stopOnSignals({ app, closeResources, gracePeriodMs, signals = ['SIGINT', 'SIGTERM'] }: StopOptions): void {
+/** Installs the handlers; returns what removes them again (a start-up that fails after this undoes it). */
+export function stopOnSignals({ app, closeResources, gracePeriodMs, signals = ['SIGINT', 'SIGTERM'] }: StopOptions): () => void {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) {
@@ -45,5 +46,9 @@ export function stopOnSignals({ app, closeResources, gracePeriodMs, signals = ['
     app.log.info('stopped');
     process.exit(0);
   };
-  for (const name of signals) process.on(name, (signal) => void stop(signal));
+  const onSignal = (signal: NodeJS.Signals) => void stop(signal);
+  for (const name of signals) process.on(name, onSignal);
+  return () => {
+    for (const name of signals) process.off(name, onSignal);
+  };
 }

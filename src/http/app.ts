@@ -1,7 +1,7 @@
 /**
- * Builds the Fastify application: API (/v1), token service (/oauth2, /.well-known), web application and
- * operational routes, all on one instance, over the services the composition root built
- * (src/app/services.ts). Each feature registers itself as a plugin and takes what it needs from
+ * Builds the Fastify application: API (/v1), token service (/oauth2, /.well-known) and operational
+ * routes, all on one instance, over the services the composition root built (src/app/services.ts); the
+ * composition root mounts the web application on it (src/app/http-server.ts). Each feature registers itself as a plugin and takes what it needs from
  * `app.services`; this module only wires them in order. Nothing here listens: `serve` does.
  *
  * Order matters: the route table (405), language negotiation, error handling, shared schemas and the
@@ -9,7 +9,7 @@
  */
 import http from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Services } from '../app/services.js';
+import type { AppServices } from './app-services.js';
 import { oauthPlugin } from '../oauth/index.js';
 import { trustProxyFor } from './trusted-proxies.js';
 import { requestIdOf } from './request-id.js';
@@ -21,8 +21,9 @@ import { frameworkErrors, installErrorHandling } from './plugins/error-handler.j
 import { installRequestLine, readableLogs } from './plugins/request-logging.js';
 import { answerConnectRequests, clientErrorHandler } from './plugins/raw-client-errors.js';
 import { installSecurityHeaders } from './plugins/security-headers.js';
-import { rejectRepeatedHeaders } from './repeated-headers.js';
+import { rejectRepeatedHeaders } from '../http-headers/repeated-headers.js';
 import { installMetrics } from './plugins/metrics.js';
+import { installJsonBodyParser } from './plugins/json-body.js';
 import { installLanguageNegotiation } from './plugins/language.js';
 import { trackRoutes } from './plugins/method-not-allowed.js';
 import { healthRoutes } from './routes/health.js';
@@ -35,21 +36,20 @@ import { certificateBadgeRoutes } from './routes/certificate-badge.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { organizationMemberRoutes } from './routes/organization-members.js';
 import { projectRoutes } from './routes/projects.js';
-import { webPlugin } from '../web/index.js';
 import { buildValidatorFactory } from './validation/validator-factory.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The process's long-lived services (src/app/services.ts), given to every feature. */
-    services: Services;
+    /** The process's long-lived services (built by src/app/services.ts), given to every feature. */
+    services: AppServices;
   }
 }
 
 /**
  * @example
- * const app = await buildApp(await createServices({ config, database }));
+ * const app = await buildApp(await createServices({ config, database })); // API only: buildServer adds the web pages
  */
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export async function buildApp(services: AppServices): Promise<FastifyInstance> {
   const { config } = services;
   // Set once every route is registered; until then every request goes to Fastify.
   let fastPath: FastPath | null = null;
@@ -98,6 +98,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorHandling(app, routeTable);
   installConnectionDrain(app);
   installMetrics(app, services.metrics);
+  installJsonBodyParser(app);
   registerComponentSchemas(app);
   await registerOpenApi(app, { issuerUrl: config.issuerUrl, publicBaseUrl: config.publicBaseUrl });
 
@@ -112,7 +113,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(projectRoutes);
   await app.register(organizationMemberRoutes);
   await app.register(webhookEndpointRoutes);
-  await app.register(webPlugin);
   fastPath = publicCertificateFastPath({ cache: services.publicCertificates, metrics: services.metrics, log: services.log, draining: () => app.drain.draining });
   return app;
 }

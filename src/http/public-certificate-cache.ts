@@ -28,7 +28,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { PublicCertificateT } from '../contract/certificate-schemas.js';
 import { findPublicCertificates, isCertificateId, toPublicCertificateObject, type CertificateRow } from '../domain/certificates/index.js';
 import type { DatabaseHandle } from '../storage/database.js';
-import { renderBadge } from '../web/certificate-badge.js';
+import { renderBadge } from '../domain/certificates/certificate-badge.js';
 
 /** The channel of migration 0011's trigger: the payload is the changed certificate's id. */
 export const CERTIFICATE_CHANGES_CHANNEL = 'certdesk_certificate_changed';

@@ -3,7 +3,7 @@
  * retired public keys) and the RFC 8414 authorization server metadata.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { publicReadPreflight, setPublicReadCors } from '../http/public-read-cors.js';
+import { publicReadPreflight, setPublicReadCors } from '../http-headers/public-read-cors.js';
 import { ALL_SCOPES } from '../contract/schemas.js';
 import type { OAuthServices } from './services.js';
 import { CLIENT_AUTH_METHODS } from './token/client-authentication.js';

@@ -4,7 +4,7 @@
  * becomes a bare `server_error` so nothing internal leaks.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RepeatedHeaderError } from '../http/repeated-headers.js';
+import { RepeatedHeaderError } from '../http-headers/repeated-headers.js';
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../storage/database-availability.js';
 import { localizeFor } from './localize.js';
 import { oauthMessages, type MessageParams, type OAuthMessageKey } from './messages.js';

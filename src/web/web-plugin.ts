@@ -1,9 +1,12 @@
 /**
- * The web application: server-rendered pages for signed-in members. Registered by buildApp as one
+ * The web application: server-rendered pages for signed-in members. Mounted by the composition root (src/app/http-server.ts) as one
  * encapsulated plugin, so its hooks (language, session, security headers) and its error page apply to
  * its own routes only, never to the JSON API.
  */
 import cookie from '@fastify/cookie';
+import { ApiError } from '../domain/errors.js';
+import { statusMessageKey } from '../http/plugins/error-handler.js';
+import { translate } from '../i18n/index.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { parseFormBody } from './form-body.js';
 import { credentialRoutes } from './routes/credential-routes.js';
@@ -20,6 +23,7 @@ import { readSession } from './session/web-session.js';
 import { staticAssetRoutes } from './static-assets.js';
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from '../storage/database-availability.js';
 import { sendPage } from './respond.js';
+import { refuseUnstorableText } from './refused-text.js';
 import { messagePage } from './views/message-page.js';
 import { pickLanguage, translatorFor, type WebContext } from './web-context.js';
 import type { WebDeps } from './web-deps.js';
@@ -88,6 +92,11 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
     const status = (err as { statusCode?: number }).statusCode ?? 500;
     if (status < 500) req.log.info({ err }, 'web request refused');
     else req.log.error({ err }, 'web page failed');
+    // A page's script sent JSON (review edits, uploads): a malformed or too deeply nested body is refused in JSON.
+    if (status >= 400 && status < 500 && /^application\/json\b/i.test(String(req.headers['content-type'] ?? ''))) {
+      const key = err instanceof ApiError ? err.messageKey : statusMessageKey(status);
+      return reply.code(status).type('application/json; charset=utf-8').send({ detail: translate(lang, key, err instanceof ApiError ? err.vars : {}) });
+    }
     const body =
       status === 404
         ? messagePage(ctx, ctx.t('web.error.not_found_title'), ctx.t('web.error.not_found'))
@@ -96,6 +105,8 @@ export const webPlugin: FastifyPluginAsync = async (app) => {
     return sendPage(reply, body, status >= 400 && status < 600 ? status : 500);
   });
 
+  // Text that cannot be stored, in any field of any page's request: refused before the handler runs.
+  refuseUnstorableText(app);
   await app.register(staticAssetRoutes);
   await app.register(signInRoutes(deps));
   await app.register(orderRoutes(deps));

@@ -6,8 +6,12 @@
  * the answer a thing that does not exist gets, and no answer to A ever contains an identifier, name,
  * e-mail or key of B.
  *
+ * The same property covers every write route of the document (POST, PATCH, PUT, DELETE): naming another
+ * organization's order, project, webhook endpoint or anything else answers exactly as naming nothing, and
+ * the database is unchanged afterwards, row for row (test/helpers/db-snapshot.ts).
+ *
  * Runs on PGlite always and on PostgreSQL when TEST_DATABASE_URL is set. TENANT_SEED replays a world;
- * TENANT_PROBES (default 400) sets the number of generated probes per database.
+ * TENANT_PROBES (default 400) sets the number of generated probes per database (reads and writes each).
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
@@ -19,6 +23,7 @@ import { describeOnEachDatabase } from '../helpers/database.js';
 import { temporaryObjectStorage, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { OpenApiValidator } from '../helpers/openapi.js';
 import { apiTestConfig, obtainToken } from '../http/api-harness.js';
+import { snapshotTables } from '../helpers/db-snapshot.js';
 import { assertAnswerShape } from './answer-shapes.js';
 import { fillPath, listOperations, type Operation, type OperationParameter } from './openapi-operations.js';
 import { tenantWorld, type Tenant, type TenantUser, type TenantWorld } from './tenant-world.js';
@@ -57,6 +62,11 @@ function urlOf(r: ReadRequest): string {
   return query.length > 0 ? `${path}?${query.join('&')}` : path;
 }
 
+/** A UUID no organization has, numbered so controls never collide. */
+function randomUuid(n: number): string {
+  return `eeeeeeee-0000-4000-8000-${String(n).padStart(12, '0')}`;
+}
+
 /** The strings of the `others` organizations found in `text`, once what the caller itself sent (echoed by a 422) is taken out. */
 function leaksOf(text: string, others: Tenant[], sent: string[]): string[] {
   let scrubbed = text;
@@ -64,7 +74,7 @@ function leaksOf(text: string, others: Tenant[], sent: string[]): string[] {
   return others.flatMap((t) => t.secrets.filter((s) => scrubbed.includes(s) || scrubbed.includes(JSON.stringify(s).slice(1, -1))));
 }
 
-describeOnEachDatabase('cross-tenant isolation over every read route', (getDb) => {
+describeOnEachDatabase('cross-tenant isolation over every read and write route', (getDb) => {
   let app: FastifyInstance;
   let openapi: OpenApiValidator;
   let world: TenantWorld;
@@ -81,18 +91,32 @@ describeOnEachDatabase('cross-tenant isolation over every read route', (getDb) =
     const res = await app.inject({ method: 'GET', url, headers: caller ? { authorization: `Bearer ${caller.token}` } : {} });
     return { status: res.statusCode, body: res.body };
   };
+  /** Per tenant: the webhook endpoint its administrator made (so endpoint routes have something to name). */
+  const endpointIds = new Map<Tenant, string[]>();
 
   before(async () => {
     world = fc.sample(tenantWorld(), { seed: SEED, numRuns: 1 })[0]!;
     const { dir, storage } = temporaryObjectStorage();
     await loadSeed(getDb().db, storage, world.seed);
-    app = await buildTestApp({ config: apiTestConfig(dir), database: getDb() });
+    // Webhook endpoints may point anywhere here: nothing is delivered (no order changes during the probes).
+    app = await buildTestApp({ config: apiTestConfig(dir, { WEBHOOK_ALLOW_PRIVATE: 'true' }), database: getDb() });
     await app.ready();
     openapi = await OpenApiValidator.fromApp(app);
     reads = listOperations(openapi.document).filter((op) => op.method === 'GET');
     callers = [];
     for (const tenant of world.tenants) {
       for (const user of tenant.users) callers.push({ tenant, user, token: await obtainToken(app, user.clientId, user.clientSecret) });
+      const admin = callers.find((c) => c.tenant === tenant && c.user.isAdmin)!;
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/webhook-endpoints',
+        headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ url: `http://127.0.0.1:9/${tenant.tag}`, events: ['order.created'], description: `hook ${tenant.tag}` }),
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const id = (res.json() as { id: string }).id;
+      endpointIds.set(tenant, [id]);
+      tenant.secrets.push(id, `hook ${tenant.tag}`);
     }
   });
   after(async () => {
@@ -107,7 +131,7 @@ describeOnEachDatabase('cross-tenant isolation over every read route', (getDb) =
     for (const caller of callers) {
       const others = world.tenants.filter((x) => x !== caller.tenant);
       // Order ids too, so the routes of one order (the order, its history) start from a 200 and are probed.
-      const own = [ALL, PERSONAL, caller.tenant.id, ...caller.tenant.projects.map((p) => p.id), ...caller.tenant.orderIds];
+      const own = [ALL, PERSONAL, caller.tenant.id, ...caller.tenant.projects.map((p) => p.id), ...caller.tenant.orderIds, ...(endpointIds.get(caller.tenant) ?? [])];
       const found: ReadRequest[] = [];
       for (const operation of reads) {
         const slots = operation.parameters.filter(isStringParameter);
@@ -234,6 +258,84 @@ describeOnEachDatabase('cross-tenant isolation over every read route', (getDb) =
     );
     t.diagnostic(`${probes} probes (each against a control that does not exist); by route, parameter, kind and answer: ${[...probeCount].sort().map(([k, v]) => `${k}: ${v}`).join('; ')}`);
     assert.ok(probeCount.size > 0, 'some probes ran');
+  });
+
+  it(`naming another organization's things in a write answers exactly as naming nothing, and nothing changes (${PROBES} probes)`, async (t) => {
+    const writes = listOperations(openapi.document).filter((op) => op.method !== 'GET' && op.method !== 'HEAD' && op.path !== '/oauth2/token');
+    /** What of B a slot can name, by the slot's name (any slot may get any kind too). */
+    const foreignValues = (b: Tenant, slot: string): string[] => {
+      if (slot === 'order_id') return b.orderIds;
+      if (slot === 'endpoint_id') return endpointIds.get(b) ?? [];
+      if (slot === 'project_id') return b.projects.map((p) => p.id);
+      if (slot === 'organization_id') return [b.id];
+      return [b.id, ...b.orderIds, ...b.projects.map((p) => p.id), ...(endpointIds.get(b) ?? []), ...b.users.map((u) => u.email)];
+    };
+    const ownValue = (a: Tenant, slot: string): string => {
+      if (slot === 'order_id') return a.orderIds[0] ?? 'no-order';
+      if (slot === 'endpoint_id') return endpointIds.get(a)![0]!;
+      return randomUuid(0);
+    };
+    /** A body the operation accepts but for the names under test (`project_id` is a slot of its own). */
+    const bodyOf = (op: Operation, projectId: string | null): unknown => {
+      switch (`${op.method} ${op.path}`) {
+        case 'POST /v1/orders':
+          return { upload_id: randomUuid(1), project_id: projectId, order_title: 'probe' };
+        case 'POST /v1/orders/{order_id}/responses':
+          return { message: 'probe', upload_ids: [] };
+        case 'PATCH /v1/webhook-endpoints/{endpoint_id}':
+          return { description: 'probe', status: 'disabled' };
+        case 'POST /v1/webhook-endpoints':
+          return { url: 'http://127.0.0.1:9/probe', events: ['order.created'] };
+        case 'POST /v1/uploads':
+          return { file_name: 'probe.png', content_type: 'image/png', size: 10 };
+        default:
+          return op.body ? {} : undefined;
+      }
+    };
+    const slotsOf = (op: Operation): string[] => [
+      ...op.parameters.filter((p) => p.in === 'path').map((p) => p.name),
+      ...(JSON.stringify(op.body ?? {}).includes('"project_id"') ? ['body.project_id'] : []),
+    ];
+    const probed = writes.filter((op) => slotsOf(op).length > 0);
+    assert.ok(probed.length > 0, 'the document has write routes that name things');
+    const before = await snapshotTables(getDb().db);
+    const probeCount = new Map<string, number>();
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.record({ caller: fc.nat(callers.length - 1), other: fc.nat(10), op: fc.nat(probed.length - 1), slot: fc.nat(10), pick: fc.nat(100) }), async (p) => {
+        const caller = callers[p.caller]!;
+        const others = world.tenants.filter((x) => x !== caller.tenant);
+        const b = others[p.other % others.length]!;
+        const op = probed[p.op]!;
+        const slots = slotsOf(op);
+        const slot = slots[p.slot % slots.length]!;
+        const candidates = foreignValues(b, slot.replace(/^body\./, ''));
+        if (candidates.length === 0) return;
+        const value = candidates[p.pick % candidates.length]!;
+        const control = /^[0-9a-f]{8}-/.test(value) ? randomUuid(900_000 + n++) : `nobody-${n++}`;
+        const request = (named: string) => {
+          const values: Record<string, string> = {};
+          for (const s2 of slots.filter((x) => !x.startsWith('body.'))) values[s2] = s2 === slot ? named : ownValue(caller.tenant, s2);
+          const body = bodyOf(op, slot === 'body.project_id' ? named : null);
+          return app.inject({
+            method: op.method as 'POST',
+            url: fillPath(op.path, values),
+            headers: { authorization: `Bearer ${caller.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+            ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+          });
+        };
+        const [got, expected] = [await request(value), await request(control)];
+        const where = `${caller.user.email} ${op.method} ${op.path} ${slot}=${value} (control ${control})`;
+        probeCount.set(`${op.method} ${op.path} ${slot} → ${got.statusCode}`, (probeCount.get(`${op.method} ${op.path} ${slot} → ${got.statusCode}`) ?? 0) + 1);
+        assert.ok(got.statusCode >= 400 && got.statusCode < 500, `${where}: ${got.statusCode} ${got.body.slice(0, 200)}`);
+        assert.equal(got.statusCode, expected.statusCode, `${where}: a thing that does not exist gets ${expected.statusCode}`);
+        assert.equal(got.body.split(JSON.stringify(value).slice(1, -1)).join('<x>'), expected.body.split(JSON.stringify(control).slice(1, -1)).join('<x>'), `${where}: bodies differ`);
+        assert.deepEqual(leaksOf(got.body, others, [value]), [], `${where} mentions another organization`);
+      }),
+      { seed: SEED, numRuns: PROBES },
+    );
+    assert.deepEqual(await snapshotTables(getDb().db), before, 'no write of any probe changed the database');
+    t.diagnostic(`write routes probed: ${probed.map((op) => `${op.method} ${op.path}`).join(', ')}; by route, slot and answer: ${[...probeCount].sort().map(([k, v]) => `${k}: ${v}`).join('; ')}`);
   });
 
   it("another organization's object keys under a caller's own presigned URL are refused like keys that do not exist", async (t) => {

@@ -1,13 +1,15 @@
 /**
  * Generated HTTP requests for the OpenAPI fuzzer: for one documented operation, its parameters from
- * their schemas (valid, boundary, hostile, duplicated, missing), sometimes another method or a bent path,
- * assorted credentials, language and content headers, and bodies.
+ * their schemas (valid, boundary, hostile, with control characters and NUL, duplicated, missing), sometimes
+ * another method or a bent path, assorted credentials, language and content headers, and bodies: shaped by
+ * the schema, nested far too deep, multipart forms whole, cut at any byte or mis-framed, and junk.
  *
  * @example
  * const arb = fuzzRequest(operations, { document, pool, credentials, addresses });
  */
 import fc from 'fast-check';
-import { fillPath, type JsonSchema, type Operation } from './openapi-operations.js';
+import { multipartBody } from './multipart-bodies.js';
+import { fillPath, resolveRef, type JsonSchema, type Operation } from './openapi-operations.js';
 import { encodedJunk, hostileText, jsonFromSchema, parameterValue, percentEncode, type WireValue } from './schema-arbitraries.js';
 import { TOKEN_PATH } from './answer-shapes.js';
 
@@ -151,6 +153,11 @@ function body(world: FuzzWorld, operation: Operation): fc.Arbitrary<{ contentTyp
     choices.push({ weight: 8, arbitrary: tokenForm(world).map((payload) => ({ contentType: 'application/x-www-form-urlencoded', payload })) });
   }
   for (const [mediaType, schema] of Object.entries(operation.body ?? {})) {
+    if (mediaType === 'multipart/form-data') {
+      choices.push({ weight: 6, arbitrary: multipartBody(world.document, schema) });
+      continue;
+    }
+    if (mediaType === 'application/json') choices.push({ weight: 1, arbitrary: deepJson(world.document, schema).map((payload) => ({ contentType: mediaType, payload })) });
     const value = jsonFromSchema(world.document, schema);
     const encoded =
       mediaType === 'application/x-www-form-urlencoded'
@@ -161,6 +168,17 @@ function body(world: FuzzWorld, operation: Operation): fc.Arbitrary<{ contentTyp
   choices.push({ weight: operation.body || operation.path === TOKEN_PATH ? 2 : 1, arbitrary: generic });
   choices.push({ weight: operation.body || operation.path === TOKEN_PATH ? 1 : 10, arbitrary: fc.constant(null) });
   return fc.oneof(...choices);
+}
+
+/** Depths around the JSON bound (src/http/plugins/json-body.ts) and far beyond it. */
+const DEPTHS = [2, 62, 63, 64, 65, 500, 1_000, 5_000, 100_000];
+
+/** A body object whose one field (one of the schema's, or another) holds arrays or objects nested `levels` deep. */
+function deepJson(document: JsonSchema, schema: JsonSchema): fc.Arbitrary<string> {
+  const names = Object.keys((resolveRef(document, schema).properties ?? {}) as Record<string, unknown>);
+  return fc.tuple(fc.constantFrom(...names, 'extra'), fc.constantFrom(...DEPTHS), fc.constantFrom('[', '{"a":'), fc.constantFrom('1', '"a\\u0000"', 'null', '[]')).map(
+    ([name, levels, open, inner]) => `{${JSON.stringify(name)}:${open.repeat(levels)}${inner}${(open === '[' ? ']' : '}').repeat(levels)}}`,
+  );
 }
 
 /** One request generated from one operation of the document. */

@@ -6,8 +6,11 @@
  * and every answer must be JSON in one of the interface's shapes.
  *
  * FUZZ_REQUESTS (default 20000) requests go through app.inject; FUZZ_SOCKET_REQUESTS (default 1000)
- * more through a real socket. FUZZ_SEED replays a run; the seed and the status counts are printed as
- * test diagnostics, and a failure prints fast-check's shrunk counterexample.
+ * more through a real socket. Every request must be answered within FUZZ_ANSWER_WITHIN_MS (default 5000):
+ * one that is not fails the run as its counterexample. FUZZ_SEED replays a run; FUZZ_DATABASE_URL (a
+ * PostgreSQL server; a throw-away database is made next to it) runs it on PostgreSQL instead of PGlite.
+ * The seed, the status counts and the slowest answer are printed as test diagnostics, and a failure prints
+ * fast-check's shrunk counterexample.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -15,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { SCOPES } from '../../src/contract/schemas.js';
-import { openTestPglite } from '../helpers/database.js';
+import { openTestPglite, openTestPostgres } from '../helpers/database.js';
 import { ACME, GLOBEX, USERS } from '../helpers/fixtures.js';
 import { obtainToken, startApi, type Api } from '../http/api-harness.js';
 import { assertAnswerShape } from './answer-shapes.js';
@@ -24,6 +27,10 @@ import { listOperations, type Operation } from './openapi-operations.js';
 import { StatusTally } from './status-tally.js';
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 20_000);
+/** No request may go unanswered longer than this (a hung request fails the run as its counterexample). */
+const ANSWER_WITHIN_MS = Number(process.env.FUZZ_ANSWER_WITHIN_MS ?? 5_000);
+/** A PostgreSQL server to fuzz against instead of PGlite (a throw-away database is made next to it). */
+const DATABASE_URL = process.env.FUZZ_DATABASE_URL;
 const SOCKET_REQUESTS = Number(process.env.FUZZ_SOCKET_REQUESTS ?? 1_000);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
 
@@ -73,9 +80,25 @@ function describeRequest(r: FuzzRequest): string {
   return `${r.method} ${r.url.slice(0, 500)} [${r.credential}] headers=${JSON.stringify(r.headers).slice(0, 600)}${payload}`;
 }
 
+/** The answer, or a failure once `ms` passed without one. */
+async function answeredWithin(answer: Promise<Answer>, ms: number, tally: StatusTally): Promise<Answer> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      tally.unanswered++;
+      reject(new Error(`no answer within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function check(api: Api, tally: StatusTally, r: FuzzRequest, send: (r: FuzzRequest) => Promise<Answer>): Promise<void> {
   const started = performance.now();
-  const answer = await send(r);
+  const answer = await answeredWithin(send(r), ANSWER_WITHIN_MS, tally);
   tally.add(r, answer.status, performance.now() - started);
   try {
     if (assertAnswerShape(api.openapi, r, answer.status, answer.headers, answer.body) === 'undocumented') tally.undocumented(r, answer.status);
@@ -93,20 +116,20 @@ async function assertEveryAnswer(requests: fc.Arbitrary<FuzzRequest>, checkOne: 
   }
 }
 
-describe('OpenAPI fuzzer (PGlite, standard fixture)', () => {
+describe(`OpenAPI fuzzer (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, standard fixture)`, () => {
   let api: Api;
   let world: FuzzWorld;
   let operations: Operation[];
 
   before(async () => {
-    api = await startApi({ name: 'pglite', open: openTestPglite });
+    api = await startApi(DATABASE_URL ? { name: 'postgres', open: () => openTestPostgres(DATABASE_URL) } : { name: 'pglite', open: openTestPglite });
     world = await buildWorld(api);
     operations = listOperations(api.openapi.document);
   });
   after(() => api?.close());
 
   it(`answers ${REQUESTS} generated requests in-process with no 5xx and only interface shapes`, async (t) => {
-    t.diagnostic(`seed ${SEED} (replay with FUZZ_SEED=${SEED}); operations: ${operations.map((o) => `${o.method} ${o.path}`).join(', ')}`);
+    t.diagnostic(`seed ${SEED} (replay with FUZZ_SEED=${SEED}) on ${DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; every answer within ${ANSWER_WITHIN_MS} ms; operations: ${operations.map((o) => `${o.method} ${o.path}`).join(', ')}`);
     const tally = new StatusTally();
     const started = Date.now();
     const send = async (r: FuzzRequest): Promise<Answer> => {

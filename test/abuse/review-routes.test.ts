@@ -19,6 +19,7 @@ import { grantReviewer } from '../../src/domain/review/reviewer-admin.js';
 import { loadSeed } from '../../src/domain/seed/seed.js';
 import { buildTestApp } from '../helpers/app.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
+import { snapshotTables } from '../helpers/db-snapshot.js';
 import { temporaryObjectStorage } from '../helpers/fixtures.js';
 import { apiTestConfig } from '../http/api-harness.js';
 import { FORM_HEADERS, form, signIn, type CookieJar } from '../web/web-test-helpers.js';
@@ -80,8 +81,9 @@ describeOnEachDatabase('review routes: reviewers see only what a review needs, o
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('every /review route answers 404 to users without the capability, whatever order they name', async (t) => {
+  it('every /review route answers 404 to users without the capability, whatever order they name, and nothing changes', async (t) => {
     t.diagnostic(`seed ${SEED} (replay with TENANT_SEED=${SEED}); ${others.length} non-reviewers, ${allOrderIds().length} orders`);
+    const unchanged = await snapshotTables(getDb().db);
     let probes = 0;
     for (const { tenant, session } of others) {
       const foreign = world.tenants.filter((x) => x !== tenant);
@@ -106,7 +108,34 @@ describeOnEachDatabase('review routes: reviewers see only what a review needs, o
         assert.deepEqual(leaks, [], `${session.email} ${answer.raw.req.url} mentions another organization`);
       }
     }
+    assert.deepEqual(await snapshotTables(getDb().db), unchanged, 'no refused review request changed the database');
     t.diagnostic(`${probes} requests, all 404`);
+  });
+
+  it('a reviewer inside a customer organization is refused every decision, claim and edit on its orders (403), and nothing changes', async (t) => {
+    const own = world.tenants[0]!;
+    const unchanged = await snapshotTables(getDb().db);
+    let probes = 0;
+    for (const orderId of own.orderIds) {
+      const path = `/review/orders/${encodeURIComponent(orderId)}`;
+      const answers = [
+        await app.inject({ method: 'POST', url: `${path}/decision`, headers: { ...FORM_HEADERS, cookie: inHouse.jar.header() }, payload: form({ _csrf: inHouse.csrf, decision: 'certify', note: 'n', claim_id: NO_CLAIM }) }),
+        await app.inject({ method: 'POST', url: `${path}/certificate/revoke`, headers: { ...FORM_HEADERS, cookie: inHouse.jar.header() }, payload: form({ _csrf: inHouse.csrf, reason: 'r' }) }),
+        await app.inject({ method: 'POST', url: `${path}/claim/renew`, headers: { 'content-type': 'application/json', cookie: inHouse.jar.header(), 'x-csrf-token': inHouse.csrf }, payload: JSON.stringify({ claim_id: NO_CLAIM }) }),
+        await app.inject({ method: 'PUT', url: `${path}/edits`, headers: { 'content-type': 'application/json', cookie: inHouse.jar.header(), 'x-csrf-token': inHouse.csrf }, payload: JSON.stringify({ claim_id: NO_CLAIM, confidence: 1 }) }),
+      ];
+      for (const answer of answers) {
+        probes++;
+        // Revoking an order without a certificate is 404 whoever asks; everything else names the reason.
+        const allowed = answer.raw.req.url?.endsWith('/certificate/revoke') ? [403, 404] : [403];
+        assert.ok(allowed.includes(answer.statusCode), `${inHouse.email} ${answer.raw.req.method} ${answer.raw.req.url}: ${answer.statusCode}`);
+      }
+      // Releasing a claim of one's own organization changes nothing either (it redirects to the queue).
+      const release = await app.inject({ method: 'POST', url: `${path}/claim/release`, headers: { ...FORM_HEADERS, cookie: inHouse.jar.header() }, payload: form({ _csrf: inHouse.csrf, claim_id: NO_CLAIM }) });
+      assert.ok(release.statusCode < 500, `${path}/claim/release: ${release.statusCode}`);
+    }
+    assert.deepEqual(await snapshotTables(getDb().db), unchanged, 'no refused review request changed the database');
+    t.diagnostic(`${probes} refused requests on ${own.orderIds.length} orders of the reviewer's own organization`);
   });
 
   it('the queue lists only finished In Progress orders and names no user, client or project', async () => {

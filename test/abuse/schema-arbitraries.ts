@@ -59,6 +59,24 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   fc.integer({ min: 1_000, max: 10_000 }).chain((n) => fc.constantFrom('x', 'é', '😀', '%', '\u0000').map((c) => c.repeat(n))),
 );
 
+/**
+ * Characters every string must survive: NUL (PostgreSQL cannot store it), the other C0 controls and DEL,
+ * C1's NEL, unpaired surrogates (jsonb refuses their escapes), line and paragraph separators, a non-character.
+ */
+export const controlCharacter: fc.Arbitrary<string> = fc.constantFrom(
+  '\u0000', '\u0001', '\u0008', '\t', '\n', '\u000b', '\u000c', '\r', '\u001b', '\u001f', '\u007f', '\u0085', '\ud800', '\udbff', '\udc00', '\udfff', '\u2028', '\u2029', '\ufffe',
+);
+
+/** `text` with one to three control characters put in anywhere (start, middle, end). */
+export function withControlCharacters(text: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  return fc.tuple(text, fc.array(fc.tuple(controlCharacter, fc.nat()), { minLength: 1, maxLength: 3 })).map(([t, inserts]) =>
+    inserts.reduce((acc, [c, i]) => {
+      const at = i % (acc.length + 1);
+      return `${acc.slice(0, at)}${c}${acc.slice(at)}`;
+    }, t),
+  );
+}
+
 /** Percent-encoded junk sent verbatim: malformed escapes, overlong UTF-8, encoded separators. */
 export const encodedJunk: fc.Arbitrary<string> = fc.constantFrom(
   '%',
@@ -106,6 +124,8 @@ function stringValues(schema: JsonSchema, pool: readonly string[]): fc.Arbitrary
   ];
   if (Array.isArray(schema.enum) && schema.enum.length > 0) arbitraries.push({ weight: 4, arbitrary: fc.constantFrom(...schema.enum.map(String)) });
   if (pool.length > 0) arbitraries.push({ weight: 5, arbitrary: fc.constantFrom(...pool) });
+  // Otherwise good values with control characters (NUL included) in them: every string, every field.
+  arbitraries.push({ weight: 3, arbitrary: withControlCharacters(fc.oneof(...arbitraries.map((a) => a.arbitrary))) });
   return fc.oneof(...arbitraries);
 }
 

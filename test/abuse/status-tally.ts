@@ -15,6 +15,9 @@ function sorted(map: Map<string, number>): string {
 
 export class StatusTally {
   total = 0;
+  /** Requests that got no answer within the bound (each fails the run). */
+  unanswered = 0;
+  slowestMs = 0;
   private readonly byStatus = new Map<string, number>();
   private readonly byOperation = new Map<string, number>();
   private readonly byCredential = new Map<string, number>();
@@ -24,6 +27,7 @@ export class StatusTally {
 
   add(r: FuzzRequest, status: number, ms = 0): void {
     this.total++;
+    this.slowestMs = Math.max(this.slowestMs, ms);
     const op = `${r.operation.method} ${r.operation.path}`;
     this.msByOperation.set(op, (this.msByOperation.get(op) ?? 0) + ms);
     increment(this.byStatus, String(status));
@@ -38,7 +42,7 @@ export class StatusTally {
   report(elapsedMs: number): string[] {
     return [
       `${this.total} requests in ${(elapsedMs / 1000).toFixed(1)} s (${Math.round(this.total / (elapsedMs / 1000))}/s)`,
-      `by status: ${sorted(this.byStatus)}`,
+      `by status: ${sorted(this.byStatus)}; 5xx: ${[...this.byStatus].filter(([k]) => k.startsWith('5')).reduce((n, [, v]) => n + v, 0)}; unanswered within the bound: ${this.unanswered}; slowest answer ${Math.round(this.slowestMs)} ms`,
       `by operation (~ = other method or bent path): ${sorted(this.byOperation)}`,
       `by credential: ${sorted(this.byCredential)}`,
       `time by operation (ms): ${sorted(new Map([...this.msByOperation].map(([k, v]) => [k, Math.round(v)])))}`,

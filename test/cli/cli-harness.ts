@@ -76,19 +76,25 @@ export class CliScratch {
 
   /** Runs `certdesk --data-dir DIR ...args` with `stdin` as its input. */
   run(args: string[], stdin = ''): Promise<CliRun> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [...CLI, '--data-dir', this.dir, ...args], {
-        env: { ...process.env, DATABASE_URL: this.databaseUrl, CERTDESK_ENV: 'test', LOG_LEVEL: 'silent' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    return this.start(args, stdin).done;
+  }
+
+  /** Like `run`, with a handle to kill the command (one that must end by itself but may not). */
+  start(args: string[], stdin = ''): { done: Promise<CliRun>; kill: () => void } {
+    const child = spawn(process.execPath, [...CLI, '--data-dir', this.dir, ...args], {
+      env: { ...process.env, DATABASE_URL: this.databaseUrl, CERTDESK_ENV: 'test', LOG_LEVEL: 'silent' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const done = new Promise<CliRun>((resolve, reject) => {
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(stdin);
     });
+    child.stdin.end(stdin);
+    return { done, kill: () => child.kill('SIGKILL') };
   }
 
   /** The database itself, between commands (the embedded one admits one process at a time). */

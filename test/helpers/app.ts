@@ -1,6 +1,6 @@
 /**
  * The real application over the real composition root, for in-process tests: `createServices` then
- * `buildApp`, with the services closed when the app closes (the database stays the test's).
+ * `buildServer` (src/app/http-server.ts: the API and the web pages), with the services closed when the app closes (the database stays the test's).
  *
  * @example
  * const app = await buildTestApp({ config, database });
@@ -12,14 +12,14 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createServices, type ServiceInput } from '../../src/app/services.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildServer } from '../../src/app/http-server.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import { auditHtmlResponse } from './page-audit.js';
 
 export async function buildTestApp(input: ServiceInput): Promise<FastifyInstance> {
   // Process metrics (event loop, GC) are left out: several apps share one test process.
   const services = await createServices({ metrics: createServiceMetrics({ processMetrics: false }), ...input });
-  const app = await buildApp(services);
+  const app = await buildServer(services);
   app.addHook('onClose', () => services.close());
   auditInjectedPages(app);
   return app;

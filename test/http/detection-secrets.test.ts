@@ -21,7 +21,7 @@ import { loadConfig } from '../../src/config.js';
 import { SCOPES, type OrderT } from '../../src/contract/schemas.js';
 import { createClient } from '../../src/domain/api-clients/client-admin.js';
 import { ManualClock } from '../../src/domain/time/clock.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildServer } from '../../src/app/http-server.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { noisePng } from '../helpers/analysis-files.js';
@@ -87,7 +87,7 @@ for (const target of databaseTargets()) {
         metrics: createServiceMetrics({ processMetrics: false }),
         jobs: { backoffMs: () => 1000 },
       });
-      app = await buildApp(services);
+      app = await buildServer(services);
       await app.ready();
       const client = await createClient(database.db, { organizationId: ACME.id, userEmail: USERS.editor.email, scopes: [SCOPES.read, SCOPES.write] });
       token = await obtainToken(app, client.client_id, client.client_secret);

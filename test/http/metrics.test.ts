@@ -13,7 +13,7 @@ import { openTestPglite } from '../helpers/database.js';
 import { ACME, loadStandardFixture, temporaryObjectStorage, USERS, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { apiTestConfig, obtainToken } from './api-harness.js';
 import { sql } from 'kysely';
-import { buildApp } from '../../src/http/app.js';
+import { buildServer } from '../../src/app/http-server.js';
 import { createServices } from '../../src/app/services.js';
 import { ANALYZE_ORDER_JOB, CLEANUP_JOB } from '../../src/domain/background/job-kinds.js';
 import { enqueueJob } from '../../src/jobs/job-queue.js';
@@ -100,7 +100,7 @@ describe('/metrics', () => {
 
   it('shows the job queue: jobs waiting, scheduled, running and failed by kind, read at scrape; attempts and durations by outcome', async () => {
     const services = await createServices({ config: { ...apiTestConfig(dir), metricsEnabled: true }, database, metrics: createServiceMetrics({ processMetrics: false }) });
-    const app = await buildApp(services);
+    const app = await buildServer(services);
     apps.push(app);
     app.addHook('onClose', () => services.close());
     await sql`DELETE FROM jobs`.execute(database.db);

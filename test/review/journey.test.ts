@@ -29,7 +29,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { packageRoot } from '../../src/paths.js';
 import { DEMO_CERTIFIER, DEMO_ORGANIZATIONS, DEMO_PRIMARY } from '../../src/demo/index.js';
 import { eventually } from '../helpers/certificates.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { assertDrawsJapanese, launchChromium } from '../helpers/chromium.js';
 import { freePort } from '../helpers/free-port.js';
 import { ServedProcess } from '../faults/served-process.js';
 import { createThrowawayDatabase } from '../helpers/database.js';
@@ -202,6 +202,8 @@ for (const target of targets) {
       });
       assert.match(await row.innerText(), /My artwork/);
       // The queue as it opens: heading, filters with counts, the oldest orders first (the demo's own orders).
+      // The docs show the pages as users see them: the language switcher's 日本語 as text, not boxes.
+      await assertDrawsJapanese(rita);
       await rita.screenshot({ path: path.join(shots, 'review-queue.png') });
       await row.getByRole('link').click();
       await rita.waitForURL(`**/review/orders/${orderId}`, WAIT);

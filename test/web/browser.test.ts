@@ -15,7 +15,7 @@ import { openTestPglite } from '../helpers/database.js';
 import { ACME, loadStandardFixture, USERS, type FixtureUser, removeTemporaryObjectStorages } from '../helpers/fixtures.js';
 import { buildWebApp } from './web-test-helpers.js';
 import { freePort } from '../helpers/free-port.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { assertDrawsJapanese, drawnCharacters, launchChromium } from '../helpers/chromium.js';
 
 const SCREENSHOTS = path.resolve('test-output/screenshots');
 const run = promisify(execFile);
@@ -91,6 +91,16 @@ describe('web application in Chromium', () => {
   }
 
   let admin: Page;
+
+  test('the language switcher\'s 日本語 is drawn with a Japanese font, not as boxes (screenshots show it)', async () => {
+    const page = await newPage();
+    await page.goto('/sign-in');
+    await assertDrawsJapanese(page);
+    // The check itself: two characters no font has come out as the same box, so equal drawings do mean boxes.
+    const [first, second] = await drawnCharacters(page, ['\u{10FFFD}', '\u{10FFFC}']);
+    assert.equal(first, second, 'unassigned characters are drawn as one and the same box');
+    await shoot(page, 'sign-in-language-switcher');
+  });
 
   test('an administrator signs in and reads the organization id', async () => {
     admin = await newPage();

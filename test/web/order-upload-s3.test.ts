@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createServices, type Services } from '../../src/app/services.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildServer } from '../../src/app/http-server.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
 import { S3ObjectStorage } from '../../src/storage/object-storage/index.js';
@@ -40,7 +40,7 @@ describe('upload page with S3 storage, in Chromium', () => {
     await loadStandardFixture(handle);
     const config = testConfig({ port, publicBaseUrl: base, issuerUrl: base, tokenAudience: `${base}/v1` });
     services = await createServices({ config, database: handle, storage: s3.storage('certdesk'), metrics: createServiceMetrics({ processMetrics: false }) });
-    app = await buildApp(services);
+    app = await buildServer(services);
     await app.listen({ host: '127.0.0.1', port });
     browser = await launchChromium();
   });

@@ -15,7 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createServices, type Services } from '../../src/app/services.js';
 import { listOrderEvents } from '../../src/domain/orders/order-lifecycle.repository.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildServer } from '../../src/app/http-server.js';
 import { translate } from '../../src/i18n/index.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import type { DatabaseHandle } from '../../src/storage/database.js';
@@ -70,7 +70,7 @@ describe('web write flow in Chromium', () => {
     const config = testConfig({ port, publicBaseUrl: base, issuerUrl: base, tokenAudience: `${base}/v1`, maxUploadBytes: MAX_UPLOAD_BYTES });
     // The worker is not started: the test runs the due jobs itself, when it wants the analysis to happen.
     services = await createServices({ config, database: handle, storage, metrics: createServiceMetrics({ processMetrics: false }) });
-    app = await buildApp(services);
+    app = await buildServer(services);
     await app.listen({ host: '127.0.0.1', port });
     browser = await launchChromium();
   });

@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import type { DatabaseHandle } from '../../src/storage/database.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { assertDrawsJapanese, launchChromium } from '../helpers/chromium.js';
 import { openTestPglite } from '../helpers/database.js';
 import { loadStandardFixture, removeTemporaryObjectStorages, USERS } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/free-port.js';
@@ -149,6 +149,7 @@ describe('webhook endpoints in Chromium', () => {
     assert.equal(cells[5]!.trim(), '1');
     assert.match(cells[6]!, /UTC/);
     assert.equal(cells[7]!.trim(), '—');
+    await assertDrawsJapanese(page);
     await page.screenshot({ path: DOC_SCREENSHOT, fullPage: true });
 
     // Narrow screens: the log scrolls inside its panel, never the page.

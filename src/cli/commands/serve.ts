@@ -9,6 +9,8 @@ import { configFrom, openConfiguredDatabase, UsageError } from '../context.js';
 import type { SeedReport } from '../../domain/seed/seed.js';
 import { isClusterWorker, reportListening, runClusterPrimary, workerCount } from '../../cluster/serve-cluster.js';
 import { limitHeapGrowth, limitYoungGeneration, releaseYoungGeneration } from '../../app/heap-growth.js';
+import type { Services } from '../../app/services.js';
+import { StartupUndo } from '../startup-undo.js';
 
 /** What `serve --demo` prints once listening: where to go and which demo credentials to use. */
 async function demoBanner(baseUrl: string, report: SeedReport): Promise<string> {
@@ -93,40 +95,56 @@ export function registerServe(program: Command): void {
         });
         process.exit(code);
       }
-      const [{ createServices }, { buildApp }, { stopOnSignals }] = await Promise.all([
-        import('../../app/services.js'),
-        import('../../http/app.js'),
-        import('../stop-on-signals.js'),
-      ]).catch(async (err: unknown) => {
-        await database.close();
+      // Every step that starts something leaves its undo here; a step that fails (the port is taken, a
+      // plugin does not load) runs them newest first, so the failed start leaves nothing behind that keeps
+      // the process alive (a LISTEN connection, the pool, a key refresh) and the error ends the command.
+      const undo = new StartupUndo();
+      undo.push(() => database.close());
+      let address: string;
+      let services: Services;
+      try {
+        const [{ createServices }, { buildServer }, { stopOnSignals }] = await Promise.all([
+          import('../../app/services.js'),
+          import('../../app/http-server.js'),
+          import('../stop-on-signals.js'),
+        ]);
+        services = await createServices({ config, database });
+        undo.push(() => services.close());
+        const app = await buildServer(services);
+        undo.push(() => app.close());
+        const stopSignals = stopOnSignals({
+          app,
+          closeResources: async () => {
+            await services.close();
+            await database.close();
+          },
+          gracePeriodMs: config.shutdownGracePeriodSeconds * 1000,
+          // A cluster worker stops on its primary's SIGTERM only: a terminal's Ctrl-C reaches the primary too,
+          // and a second signal would cut the drain short.
+          signals: worker ? ['SIGTERM'] : undefined,
+        });
+        undo.push(async () => stopSignals());
+        if (worker) {
+          const ignore = () => undefined;
+          // A worker whose primary is gone (killed) drains and stops instead of serving on unsupervised.
+          const orphaned = () => process.kill(process.pid, 'SIGTERM');
+          process.on('SIGINT', ignore);
+          process.once('disconnect', orphaned);
+          undo.push(async () => {
+            process.off('SIGINT', ignore);
+            process.off('disconnect', orphaned);
+          });
+        }
+        address = await app.listen({ host: config.host, port: config.port });
+      } catch (err) {
+        await undo.run();
         throw err;
-      });
-      const services = await createServices({ config, database }).catch(async (err: unknown) => {
-        await database.close();
-        throw err;
-      });
-      const app = await buildApp(services);
+      }
+      releaseYoungGeneration(youngLimited);
       // Background jobs (analysis, cleanup) run here too unless WORKER_CONCURRENCY=0 leaves them to `certdesk worker`
       // (in a cluster, in every worker process: jobs are leased, so copies never run one job twice at once).
+      // Only once the port is ours: a serve that cannot listen must not live on as a worker nobody counts.
       if (config.workerConcurrency > 0) services.jobs.start();
-      stopOnSignals({
-        app,
-        closeResources: async () => {
-          await services.close();
-          await database.close();
-        },
-        gracePeriodMs: config.shutdownGracePeriodSeconds * 1000,
-        // A cluster worker stops on its primary's SIGTERM only: a terminal's Ctrl-C reaches the primary too,
-        // and a second signal would cut the drain short.
-        signals: worker ? ['SIGTERM'] : undefined,
-      });
-      if (worker) {
-        process.on('SIGINT', () => undefined);
-        // A worker whose primary is gone (killed) drains and stops instead of serving on unsupervised.
-        process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
-      }
-      const address = await app.listen({ host: config.host, port: config.port });
-      releaseYoungGeneration(youngLimited);
       if (worker) return reportListening(address, database.description);
       // One write, after listen: the banner stays one block however requests and log lines arrive.
       const banner = [`certdesk serving on ${address} (${database.description})`];

@@ -26,17 +26,27 @@ export async function assetSha256(storage: ObjectStorage, key: string): Promise<
 }
 
 /**
+ * The order's asset SHA-256: the recorded one, else computed from the bytes and NOT recorded, so a caller
+ * that may still be refused writes nothing (the certify path records it in its own transaction).
+ * @returns the digest and whether it is recorded already, or null when the order does not exist.
+ * @throws AssetBytesMissingError when the order has no asset bytes to hash.
+ */
+export async function readAssetSha256(db: Executor, storage: ObjectStorage, orderId: string): Promise<{ sha256: string; recorded: boolean } | null> {
+  const facts = await readOrderCertificationFacts(db, orderId);
+  if (!facts) return null;
+  if (facts.asset_sha256) return { sha256: facts.asset_sha256, recorded: true };
+  if (!facts.asset_key) throw new AssetBytesMissingError(null);
+  return { sha256: await assetSha256(storage, facts.asset_key), recorded: false };
+}
+
+/**
  * The order's recorded asset SHA-256, computing and recording it first when missing. Call it BEFORE the
  * transaction that certifies (it may read a large object); issueCertificate then only reads the column.
  * @returns the digest, or null when the order does not exist.
  * @throws AssetBytesMissingError when the order has no asset bytes to hash.
  */
 export async function ensureAssetSha256(db: Executor, storage: ObjectStorage, orderId: string): Promise<string | null> {
-  const facts = await readOrderCertificationFacts(db, orderId);
-  if (!facts) return null;
-  if (facts.asset_sha256) return facts.asset_sha256;
-  if (!facts.asset_key) throw new AssetBytesMissingError(null);
-  const digest = await assetSha256(storage, facts.asset_key);
-  await recordAssetSha256(db, orderId, digest);
-  return digest;
+  const digest = await readAssetSha256(db, storage, orderId);
+  if (digest && !digest.recorded) await recordAssetSha256(db, orderId, digest.sha256);
+  return digest?.sha256 ?? null;
 }

@@ -1,5 +1,6 @@
 /** Certificates of Human Certified orders (DECISIONS 9): issue, revoke, read, verify; see docs/certificates.md. */
-export { assetSha256, ensureAssetSha256, AssetBytesMissingError } from './asset-digest.js';
+export { assetSha256, ensureAssetSha256, readAssetSha256, AssetBytesMissingError } from './asset-digest.js';
+export { recordAssetSha256 } from './certificate.repository.js';
 export {
   CERTIFICATE_ALG,
   CERTIFICATE_CLAIMS,

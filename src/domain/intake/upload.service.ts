@@ -4,6 +4,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Db } from '../../storage/database.js';
 import type { ObjectStorage, PresignedUpload, UploadPresigner } from '../../storage/object-storage/index.js';
 import type { Principal } from '../principal.js';
@@ -114,10 +115,13 @@ export async function receiveUpload(
       callback(null, chunk);
     },
   });
-  // pipe() does not carry errors forward: a failing source (a multipart file over its limit) fails the copy.
-  file.body.on('error', (err) => hashing.destroy(err));
+  // pipeline() carries a failing source forward (a multipart file over its limit, or one whose form broke off,
+  // even before this point): the copy fails instead of waiting for bytes that never come.
+  const feeding = pipeline(file.body, hashing);
+  feeding.catch(() => undefined);
   try {
-    const { size } = await deps.storage.putStream(key, file.body.pipe(hashing), { contentType: file.contentType, ifNoneMatch: true });
+    const { size } = await deps.storage.putStream(key, hashing, { contentType: file.contentType, ifNoneMatch: true });
+    await feeding;
     if (file.truncated() || size > file.maxBytes) throw new UploadTooLargeError(file.maxBytes);
     await setUploadSize(deps.db, uploadId, size);
     return { uploadId, key, size, sha256: hash.digest('hex') };

@@ -183,6 +183,15 @@ export async function saveEdits(deps: ReviewDeps, reviewer: Reviewer, orderId: s
   });
 }
 
+/** The locked order, when this reviewer may decide it now (their live claim, still `In Progress`). */
+async function lockDecidable(trx: Executor, deps: ReviewDeps, reviewer: Reviewer, orderId: string, claimId: string): Promise<{ order: LockedOrder; now: Date }> {
+  const order = await lockForReviewer(trx, reviewer, orderId);
+  const now = deps.clock.now();
+  checkClaim(await findClaim(trx, orderId), reviewer, claimId, now);
+  if (order.order_state !== 'In Progress') throw new NotInReviewError(order.order_state);
+  return { order, now };
+}
+
 export interface DecisionResult {
   from: HumanOrderStateValue;
   to: HumanOrderStateValue;
@@ -194,13 +203,12 @@ export interface DecisionResult {
  * @throws NotFoundError, OwnOrganizationError (403), ClaimedByOtherError, ClaimLostError, NotInReviewError (409)
  */
 export async function decide(deps: ReviewDeps, reviewer: Reviewer, orderId: string, request: { decision: Decision; note: string; claimId: string }): Promise<DecisionResult> {
-  // Slow preparation of the certificate (the asset's digest) happens before the row is locked.
-  if (request.decision === 'certify') await deps.issueCertificate.prepare(orderId);
+  // Checked first: a refused decision (404, 403, 409) neither hashes the asset nor writes anything.
+  await deps.db.transaction().execute((trx) => lockDecidable(trx, deps, reviewer, orderId, request.claimId));
+  // Slow preparation of the certificate (the asset's digest, recorded only by `issue`) before the row is locked.
+  const prepared = request.decision === 'certify' ? await deps.issueCertificate.prepare(orderId) : null;
   return deps.db.transaction().execute(async (trx) => {
-    const order = await lockForReviewer(trx, reviewer, orderId);
-    const now = deps.clock.now();
-    checkClaim(await findClaim(trx, orderId), reviewer, request.claimId, now);
-    if (order.order_state !== 'In Progress') throw new NotInReviewError(order.order_state);
+    const { order, now } = await lockDecidable(trx, deps, reviewer, orderId, request.claimId);
     const to = DECISIONS[request.decision];
     const setsReview = request.decision !== 'ask_for_evidence';
     const moved = await changeOrderIn(trx, deps.clock, orderId, actorOf(reviewer), {
@@ -214,7 +222,7 @@ export async function decide(deps: ReviewDeps, reviewer: Reviewer, orderId: stri
       },
     });
     if (request.decision === 'certify') {
-      await deps.issueCertificate.issue(trx, { orderId, organizationId: order.organization_id, reviewer: { userId: reviewer.userId, email: reviewer.email }, issuedAt: now });
+      await deps.issueCertificate.issue(trx, { orderId, organizationId: order.organization_id, reviewer: { userId: reviewer.userId, email: reviewer.email }, issuedAt: now, prepared });
     }
     await deleteClaimsOfOrder(trx, orderId);
     return { from: moved.from, to: moved.to };

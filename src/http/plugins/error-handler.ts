@@ -30,6 +30,11 @@ const STATUS_MESSAGES: Readonly<Record<number, MessageKey>> = {
   503: 'errors.service_unavailable',
 };
 
+/** The catalogue message of a client error's status (a framework error brings none of its own). */
+export function statusMessageKey(status: number): MessageKey {
+  return STATUS_MESSAGES[status] ?? 'errors.bad_request';
+}
+
 /** `{"detail": "..."}` for a status and message key, in the request's language. */
 export function sendDetail(request: FastifyRequest, reply: FastifyReply, status: number, key: MessageKey, vars = {}): FastifyReply {
   return reply.code(status).type('application/json; charset=utf-8').send({ detail: translate(request.lang, key, vars) });

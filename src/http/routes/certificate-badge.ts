@@ -8,7 +8,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { NotFoundError } from '../../domain/errors.js';
 import { matchesIfNoneMatch } from '../conditional.js';
-import { publicReadPreflight, setPublicReadCors } from '../public-read-cors.js';
+import { publicReadPreflight, setPublicReadCors } from '../../http-headers/public-read-cors.js';
 import { PUBLIC_CERTIFICATE_CACHE_CONTROL } from './certificates.js';
 
 export const BADGE_PATH = '/verify/:certificate_id/badge.svg';

@@ -14,7 +14,7 @@ import { NotFoundError } from '../../domain/errors.js';
 import { requireScope } from '../../oauth/index.js';
 import { matchesIfNoneMatch } from '../conditional.js';
 import { apiResponses, readSecurity, ref } from '../openapi/route-docs.js';
-import { publicReadPreflight, setPublicReadCors } from '../public-read-cors.js';
+import { publicReadPreflight, setPublicReadCors } from '../../http-headers/public-read-cors.js';
 
 const LangHeader = Type.Object({
   lang: Type.Optional(Type.String({ description: 'Language of human-readable messages (en, fr, de, es, ja).' })),

@@ -42,10 +42,23 @@ export class PendingMultipartFile {
   private sha256: string | undefined;
   private hashing: Promise<string> | undefined;
 
+  /** Why the form broke off while its file was arriving (no closing boundary: the body ended inside the file). */
+  private broken: Error | undefined;
+
   constructor(
     private readonly part: MultipartFile,
     private readonly rest: AsyncIterator<Multipart>,
-  ) {}
+  ) {
+    // Listened to from the start: the body may end inside the file before anyone reads it.
+    part.file.on('error', (err: Error) => {
+      this.broken ??= err;
+    });
+  }
+
+  /** Whether the form broke off inside the file (the request answers 400 and stores nothing). */
+  get incomplete(): boolean {
+    return this.broken !== undefined || (this.part.file.destroyed && !this.part.file.readableEnded);
+  }
 
   get fileName(): string {
     return this.part.filename || 'upload';
@@ -63,6 +76,7 @@ export class PendingMultipartFile {
   /** The file's stream, for the one consumer that stores it; it reports the bytes' hash with `received`. */
   take(): Readable {
     if (this.taken || this.hashing) throw new Error('the multipart file was already read');
+    if (this.incomplete) throw incompleteForm(this.broken);
     this.taken = true;
     return this.part.file;
   }
@@ -90,9 +104,16 @@ export class PendingMultipartFile {
   /** The names of the parts that follow the file (read and discarded); call once the file was read. */
   async partsAfterFile(): Promise<string[]> {
     const names: string[] = [];
-    for (let next = await this.rest.next(); !next.done; next = await this.rest.next()) {
-      names.push(next.value.fieldname);
-      if (next.value.type === 'file') await drain(next.value.file);
+    try {
+      for (let next = await this.rest.next(); !next.done; next = await this.rest.next()) {
+        names.push(next.value.fieldname);
+        if (next.value.type === 'file') await drain(next.value.file);
+      }
+    } catch (err) {
+      // The file arrived whole but the form broke off after it (no closing delimiter): still a broken form.
+      if (isLimitError(err)) throw err;
+      this.broken ??= err as Error;
+      throw incompleteForm(err);
     }
     return names;
   }
@@ -111,6 +132,21 @@ export class PendingMultipartFile {
   }
 }
 
+/** @fastify/multipart's limits (parts, files, fields, sizes): errors of their own, answered as such by the route. */
+function isLimitError(err: unknown): boolean {
+  return typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('FST_');
+}
+
+/** busboy's words for a body that ended before the form's closing delimiter (it has no error codes). */
+function endedEarly(err: unknown): boolean {
+  return err instanceof Error && /unexpected end of multipart data|terminated early/i.test(err.message);
+}
+
+/** 400: the form ended before its closing boundary (inside the file, or before the file's bytes began). */
+export function incompleteForm(cause?: unknown): ApiError {
+  return new ApiError(400, 'errors.multipart_incomplete', { cause });
+}
+
 /** preValidation: the form's fields become the body; the file part waits in `request.multipartFile`. */
 export function multipartOrderBody(): preValidationHookHandler {
   return async (request: FastifyRequest) => {
@@ -121,6 +157,7 @@ export function multipartOrderBody(): preValidationHookHandler {
     } catch (err) {
       // A malformed form (no boundary, broken framing, truncated part) is the client's fault: 400, never 500.
       if (err instanceof ApiError) throw err;
+      if (endedEarly(err)) throw incompleteForm(err);
       throw new ApiError(400, 'errors.bad_request', { cause: err });
     }
     request.body = body;

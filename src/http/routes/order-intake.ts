@@ -27,7 +27,7 @@ import { requireScope } from '../../oauth/index.js';
 import { readSecurity, ref, SECURITY_SCHEME } from '../openapi/route-docs.js';
 import { RequestValidationError } from '../validation/index.js';
 import { completeIdempotencyIn, IdempotencyHeaderSchema, idempotencyHooks, markRetryable, multipartRequestHash } from '../plugins/idempotency.js';
-import { discardUnreadMultipart, MULTIPART_MAX_FILE_BYTES, multipartOrderBody } from './multipart-order-body.js';
+import { discardUnreadMultipart, incompleteForm, MULTIPART_MAX_FILE_BYTES, multipartOrderBody } from './multipart-order-body.js';
 
 /**
  * A write with no body at all (no Content-Type, empty payload) skips Fastify's body validation, so the
@@ -189,6 +189,12 @@ export const orderIntakeRoutes: FastifyPluginAsync = async (app) => {
         if (!keyed) answer(created);
         return reply.send(payload);
       } catch (err) {
+        // The form broke off inside the file: whatever was stored is gone again (createOrderFromFile), 400;
+        // the whole form sent again under the same Idempotency-Key may succeed, so the key is not kept.
+        if (pending?.incomplete) {
+          markRetryable(request);
+          throw err instanceof ApiError && err.statusCode === 400 ? err : incompleteForm(err);
+        }
         if (err instanceof UploadRejectedError) {
           // Bytes that have not arrived yet may arrive: a retry can succeed, so the key is not kept.
           if (err.problem === 'empty') markRetryable(request);

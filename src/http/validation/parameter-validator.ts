@@ -8,6 +8,7 @@
  * (minimum, maximum, exclusiveMinimum, exclusiveMaximum), boolean; each optional with a `default`.
  * Anything else is refused when the route is compiled, so a schema can never be silently unchecked.
  */
+import { unstorableCharacter, unstorableTextIssue } from './unstorable-text.js';
 import type { ParameterLocation, ValidationIssue } from './validation-issue.js';
 
 type Scalar = string | number | boolean;
@@ -90,6 +91,8 @@ function lastValue(value: unknown): unknown {
 const codePointLength = (s: string) => [...s].length;
 
 function checkString(loc: ValidationIssue['loc'], s: string, schema: ParameterSchema): ValidationIssue | null {
+  const unstorable = unstorableCharacter(s);
+  if (unstorable) return unstorableTextIssue(loc, s, unstorable);
   const len = codePointLength(s);
   if (schema.minLength !== undefined && len < schema.minLength) {
     return { type: 'string_too_short', loc, input: s, ctx: { min_length: schema.minLength }, messageKey: 'validation.string_too_short' };

@@ -1,11 +1,14 @@
 /**
  * Fastify's validator factory for certdesk (`schemaController.compilersFactory.buildValidator`):
  * path, query and header parameters go through the pydantic-compatible parameter validator, request
- * bodies through Ajv with `allErrors` so a 422 lists every failing field.
+ * bodies through Ajv with `allErrors` so a 422 lists every failing field. Both refuse text that cannot be
+ * stored (NUL, unpaired surrogates: unstorable-text.ts) in any string, naming the field.
  */
-import { Ajv, type Options as AjvOptions } from 'ajv';
+import { Ajv, type ErrorObject, type Options as AjvOptions, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyRouteSchemaDef, FastifySchema } from 'fastify/types/schema.js';
+import { ajvErrorsToIssues } from './ajv-issues.js';
+import { unstorableTextIssues } from './unstorable-text.js';
 import { compileParameterValidator, type ParameterValidator } from './parameter-validator.js';
 import { RequestValidationError } from './request-validation-error.js';
 import type { ParameterLocation } from './validation-issue.js';
@@ -40,7 +43,25 @@ export function parameterValidatorFor(schema: unknown, part: ParameterPart): Par
   return validator;
 }
 
-type FastifyValidator = (data: unknown) => { value: unknown } | { error: Error } | boolean;
+type FastifyValidator = ((data: unknown) => { value: unknown } | { error: Error } | boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * A body validator: Ajv's, and the refusal of text that cannot be stored (unstorable-text.ts) in any
+ * string of the body, so every route refuses it with a 422 naming the field. Ajv's own issues are listed
+ * beside those (one per field).
+ */
+function bodyValidator(validate: ValidateFunction): FastifyValidator {
+  const validator: FastifyValidator = (data) => {
+    const refused = unstorableTextIssues(data, ['body']);
+    const valid = validate(data);
+    validator.errors = validate.errors;
+    if (refused.length === 0) return valid;
+    const at = new Set(refused.map((issue) => JSON.stringify(issue.loc)));
+    const others = valid ? [] : ajvErrorsToIssues(validate.errors ?? [], data).filter((issue) => !at.has(JSON.stringify(issue.loc)));
+    return { error: new RequestValidationError([...refused, ...others]) };
+  };
+  return validator;
+}
 
 /**
  * Builds the compiler Fastify calls for every route schema part.
@@ -74,6 +95,6 @@ export function buildValidatorFactory(externalSchemas: unknown, ajvServerOptions
         return { value: part === 'headers' ? value : { ...(data as object | null), ...value } };
       };
     }
-    return bodyAjv().compile(routeSchema.schema as object) as unknown as FastifyValidator;
+    return bodyValidator(bodyAjv().compile(routeSchema.schema as object));
   };
 }

@@ -35,6 +35,7 @@ import { requireCsrf, requireSession, sessionOf } from '../guards.js';
 import { sendNotFound, sendPage } from '../respond.js';
 import { tokensMatch } from '../session/csrf.js';
 import { messagePage } from '../views/message-page.js';
+import type { RefusedTextAnswer } from '../refused-text.js';
 import { reviewOrderHref, reviewOrderPage } from '../views/review-order-page.js';
 import { reviewQueuePage } from '../views/review-queue-page.js';
 import type { WebDeps } from '../web-deps.js';
@@ -134,7 +135,10 @@ export function reviewRoutes(deps: ReviewRouteDeps): FastifyPluginAsync {
 
     app.get<{ Params: { orderId: string } }>('/review/orders/:orderId', async (req, reply) => showOrder(req, reply, req.params.orderId));
 
-    app.post<{ Params: { orderId: string }; Body: Record<string, unknown> }>('/review/orders/:orderId/decision', async (req, reply) => {
+    // Text that cannot be stored in the note (src/web/refused-text.ts): the review page again with the form's error.
+    const refusedNote: RefusedTextAnswer = async (req, reply, refusal) =>
+      refusal.field === 'orderId' ? null : showOrder(req, reply, (req.params as { orderId: string }).orderId, req.web.t('web.form.refused_text', { character: refusal.character }), 422);
+    app.post<{ Params: { orderId: string }; Body: Record<string, unknown> }>('/review/orders/:orderId/decision', { config: { refusedText: refusedNote } }, async (req, reply) => {
       const ctx = req.web;
       const body = req.body ?? {};
       const note = typeof body.note === 'string' ? body.note.trim() : '';
@@ -158,7 +162,9 @@ export function reviewRoutes(deps: ReviewRouteDeps): FastifyPluginAsync {
 
     // Revoking the order's certificate (docs/review.md "Revoking a certificate"): a form with the session's
     // CSRF token and a required reason; final. Redirects to the review page, which shows the revocation.
-    app.post<{ Params: { orderId: string }; Body: Record<string, unknown> }>('/review/orders/:orderId/certificate/revoke', async (req, reply) => {
+    const refusedReason: RefusedTextAnswer = async (req, reply, refusal) =>
+      refusal.field === 'orderId' ? null : showOrder(req, reply, (req.params as { orderId: string }).orderId, null, 422, req.web.t('web.form.refused_text', { character: refusal.character }));
+    app.post<{ Params: { orderId: string }; Body: Record<string, unknown> }>('/review/orders/:orderId/certificate/revoke', { config: { refusedText: refusedReason } }, async (req, reply) => {
       const ctx = req.web;
       const reason = typeof req.body?.reason === 'string' ? req.body.reason.trim() : '';
       if (reason === '' || [...reason].length > MAX_REVOCATION_REASON) {

@@ -2,6 +2,8 @@
  * Sign-in and sign-out. A wrong e-mail and a wrong password get the same message, status and (thanks to
  * the decoy hash) the same work; failures are limited per e-mail and per client address.
  */
+import { withoutUnstorable } from '../../http/validation/unstorable-text.js';
+import type { RefusedTextAnswer } from '../refused-text.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { decoyPasswordHash, verifyPassword } from '../../domain/users/password.js';
 import { emailKey, findUserByEmail } from '../../domain/users/user.repository.js';
@@ -32,7 +34,15 @@ export function signInRoutes(deps: WebDeps): FastifyPluginAsync {
       return sendPage(reply, signInPage(req.web, { csrfToken: signInToken(req, reply), next, notice }));
     });
 
-    app.post('/sign-in', async (req, reply) => {
+    // Text that cannot be stored in a field (src/web/refused-text.ts): the form again with the error; nothing is looked up or counted.
+    const refusedText: RefusedTextAnswer = async (req, reply, refusal) => {
+      const ctx = req.web;
+      const next = safeNext(field(req.body, 'next', 2000)) ?? undefined;
+      const email = withoutUnstorable(field(req.body, 'email', 320).trim());
+      return sendPage(reply, signInPage(ctx, { csrfToken: signInToken(req, reply), email, next, error: ctx.t('web.form.refused_text', { character: refusal.character }) }), 422);
+    };
+
+    app.post('/sign-in', { config: { refusedText } }, async (req, reply) => {
       const ctx = req.web;
       if (!tokensMatch(req.cookies[SIGN_IN_CSRF_COOKIE], presentedToken(req.body))) return sendCsrfRefusal(ctx, reply);
       const email = field(req.body, 'email', 320).trim();

@@ -11,6 +11,8 @@
  * take the session's CSRF token in `X-CSRF-Token` and answer 401 JSON for an ended session. Access rules
  * are the services' own: the same 403 (viewer) and 404 (outside the caller's view) as the API.
  */
+import { withoutUnstorable } from '../../http/validation/unstorable-text.js';
+import type { RefusedTextAnswer } from '../refused-text.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, NotFoundError } from '../../domain/errors.js';
 import { analysisJobKey } from '../../domain/background/job-kinds.js';
@@ -48,6 +50,10 @@ function sendError(reply: FastifyReply, status: number, message: string): Fastif
   return reply.code(status).header('Cache-Control', 'no-store').send({ error: message });
 }
 
+/** Text that cannot be stored (src/web/refused-text.ts), as the upload page's scripts show errors. */
+const refusedAsJsonError: RefusedTextAnswer = async (req, reply, refusal) =>
+  sendError(reply, 422, req.web.t('web.error.refused_text', { field: withoutUnstorable(refusal.field), character: refusal.character }));
+
 /** A domain refusal as a JSON error in the page language; anything else is rethrown (500 page). */
 function sendDomainError(ctx: WebContext, reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof UploadRejectedError) return sendError(reply, 422, ctx.t(UPLOAD_PROBLEM_MESSAGES[err.problem].web));
@@ -83,7 +89,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       return sendPage(reply, uploadPage(req.web, { projects, isAdmin: principal.isAdmin, maxUploadBytes: deps.config.maxUploadBytes }));
     });
 
-    app.post('/orders/uploads', { preHandler: requireJsonSession }, async (req, reply) => {
+    app.post('/orders/uploads', { preHandler: requireJsonSession, config: { refusedText: refusedAsJsonError } }, async (req, reply) => {
       const t = req.web.t;
       const body = bodyOf(req);
       const fileName = typeof body.file_name === 'string' ? body.file_name.trim() : '';
@@ -116,7 +122,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       }
     });
 
-    app.post('/orders/new', { preHandler: requireJsonSession }, async (req, reply) => {
+    app.post('/orders/new', { preHandler: requireJsonSession, config: { refusedText: refusedAsJsonError } }, async (req, reply) => {
       const t = req.web.t;
       const body = bodyOf(req);
       const title = typeof body.order_title === 'string' ? body.order_title.trim() : '';
@@ -155,7 +161,7 @@ export function uploadRoutes(deps: WebDeps): FastifyPluginAsync {
       });
     });
 
-    app.post<{ Params: { orderId: string } }>('/orders/:orderId/responses', async (req, reply) => {
+    app.post<{ Params: { orderId: string } }>('/orders/:orderId/responses', { config: { refusedText: async (req, reply, refusal) => (isJson(req) ? refusedAsJsonError(req, reply, refusal) : null) } }, async (req, reply) => {
       const ctx = req.web;
       const json = isJson(req);
       const session = ctx.session;

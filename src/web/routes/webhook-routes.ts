@@ -31,7 +31,9 @@ import { sendNotFound, sendPage } from '../respond.js';
 import { messagePage } from '../views/message-page.js';
 import { webhookDeletePage, webhookEndpointPage, webhookFormPage, webhookHref, webhookSecretPage, type WebhookFormView, type WebhookSecretView } from '../views/webhook-pages.js';
 import { principalOf } from '../web-context.js';
-import { checkCreateWebhookForm, checkUpdateWebhookForm, type WebhookFormCheck, type WebhookFormInput } from '../webhook-form.js';
+import { checkCreateWebhookForm, checkUpdateWebhookForm, readWebhookForm, type WebhookField, type WebhookFormCheck, type WebhookFormInput } from '../webhook-form.js';
+import { withoutUnstorable } from '../../http/validation/unstorable-text.js';
+import type { RefusedTextAnswer } from '../refused-text.js';
 import type { WebDeps } from '../web-deps.js';
 
 /** Deliveries per page of the log. */
@@ -99,6 +101,21 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     }
   }
 
+  /** Text that cannot be stored in a field of the form: the form again with the error on that field (src/web/refused-text.ts). */
+  function refusedInForm(endpointIdOf: (req: FastifyRequest) => Promise<string | null>): RefusedTextAnswer {
+    return async (req, reply, refusal) => {
+      const field = refusal.field;
+      if (field !== 'url' && field !== 'description' && field !== 'events') return null;
+      return handled(req, reply, async () => {
+        const endpointId = await endpointIdOf(req);
+        const input = readWebhookForm(body(req));
+        const shown = { url: withoutUnstorable(input.url), description: withoutUnstorable(input.description), events: input.events.map(withoutUnstorable) };
+        const errors = [{ field: field as WebhookField, message: req.web.t('web.form.refused_text', { character: refusal.character }) }];
+        return sendPage(reply, webhookFormPage(req.web, formView(endpointId, shown, errors, sessionOf(req).csrfToken)), 422);
+      });
+    };
+  }
+
   async function endpointPage(req: FastifyRequest<EndpointParams & { Querystring: { page_token?: string; done?: string } }>, reply: FastifyReply, error: string | null = null, status = 200) {
     const id = req.params.endpointId;
     const endpoint = await getWebhookEndpoint(service, principal(req), id);
@@ -146,7 +163,11 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       }),
     );
 
-    app.post('/organization/webhooks', { preHandler: guardPost }, async (req, reply) =>
+    const newEndpoint = async (req: FastifyRequest) => {
+      requireWebhookAdmin(principal(req));
+      return null;
+    };
+    app.post('/organization/webhooks', { preHandler: guardPost, config: { refusedText: refusedInForm(newEndpoint) } }, async (req, reply) =>
       handled(req, reply, async () => {
         requireWebhookAdmin(principal(req));
         return saveOr422(req, reply, null, checkCreateWebhookForm(body(req)), async (request) => {
@@ -175,7 +196,8 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       }),
     );
 
-    app.post<EndpointParams>('/organization/webhooks/:endpointId/edit', { preHandler: guardPost }, async (req, reply) =>
+    const editedEndpoint = async (req: FastifyRequest) => (await getWebhookEndpoint(service, principal(req), (req.params as EndpointParams['Params']).endpointId)).id;
+    app.post<EndpointParams>('/organization/webhooks/:endpointId/edit', { preHandler: guardPost, config: { refusedText: refusedInForm(editedEndpoint) } }, async (req, reply) =>
       handled(req, reply, async () => {
         // Checked first, so a member sees the 403 and another organization's id the 404 before any form error.
         const e = await getWebhookEndpoint(service, principal(req), req.params.endpointId);

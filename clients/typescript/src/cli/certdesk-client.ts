@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, openAsBlob } from 'node:fs';
+import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { Certdesk } from '../client.js';
@@ -99,6 +100,19 @@ const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
   { header: 'latency_ms', value: (d) => d.latency_ms },
 ];
 
+/** A file argument that cannot be read is a usage error, found before any request is made. */
+async function assertReadable(files: readonly string[]): Promise<void> {
+  for (const file of files) {
+    try {
+      await access(file, constants.R_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? String(error));
+      throw new CliFailure(`cannot read ${file}: ${why}`, EXIT.usage);
+    }
+  }
+}
+
 async function sha256OfFile(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
@@ -114,8 +128,38 @@ async function waitForOrder(client: Certdesk, orderId: string, intervalMs: numbe
   }
 }
 
-function waitOutcome(order: Order): void {
-  if (order.order_state !== 'Human Certified' && order.order_state !== 'Reviewed') process.exitCode = EXIT.orderNotCertified;
+/** What an order that `--wait` left undecided or refused means, and what to do next (one clause each). */
+const UNCERTIFIED_OUTCOMES: Readonly<Record<string, (id: string) => string>> = {
+  'Unsupported File': (id) => `ended Unsupported File: the file is not an image the analysis reads (PNG, JPEG, WebP, TIFF or PSD); create a new order with such a file (why: certdesk-client orders history ${id})`,
+  Failed: (id) => `ended Failed: the analysis failed for good or a reviewer refused it; see why with certdesk-client orders history ${id}`,
+  'Action Required': (id) => `is Action Required: the analysis flagged regions that need your answer; see them with certdesk-client orders get ${id} and respond (POST /v1/orders/${id}/responses), then wait again`,
+};
+
+/** The clause for an order `--wait` ended on, or null when it is certified or reviewed (success). */
+function uncertifiedOutcome(order: Order): string | null {
+  if (order.order_state === 'Human Certified' || order.order_state === 'Reviewed') return null;
+  const explain = UNCERTIFIED_OUTCOMES[order.order_state];
+  return `order ${order.order_id} ${explain ? explain(order.order_id) : `ended ${order.order_state}; see certdesk-client orders history ${order.order_id}`}`;
+}
+
+/**
+ * A command that must name its subcommand (`orders`, `webhooks`, the program itself): without one, or with
+ * one that does not exist, it fails with one line (commander would print its whole help on stderr, or a
+ * suggestion on a second line).
+ */
+function requireSubcommand(group: Command): Command {
+  return group
+    .usage('[options] [command]')
+    .argument('[command]')
+    .allowExcessArguments()
+    // An action would hide commander's implicit `help [command]`: keep it.
+    .helpCommand(true)
+    .action((name: string | undefined) => {
+      const path = group.parent ? `certdesk-client ${group.name()}` : 'certdesk-client';
+      const known = group.commands.filter((c) => c.name() !== 'help').map((c) => c.name()).join(', ');
+      const what = name === undefined ? group.parent ? `${group.name()} needs a command` : 'a command is needed' : `unknown command '${name}'`;
+      throw new CliFailure(`${what}: ${known} (see ${path} --help)`, EXIT.usage);
+    });
 }
 
 export function program(): Command {
@@ -123,7 +167,9 @@ export function program(): Command {
     .description('Command-line client of the certdesk API. Credentials: CERTDESK_BASE_URL, CERTDESK_CLIENT_ID, CERTDESK_CLIENT_SECRET, or `login`.')
     .showSuggestionAfterError()
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? `certdesk-client: ${s}` : s) });
+    // A usage error is one line like every failure: commander's "(Did you mean orders?)" joins the line.
+    .configureOutput({ outputError: (s, write) => write(`certdesk-client: ${s.trim().replace(/\s*\n\s*/g, ' ')}\n`) });
+  requireSubcommand(cli);
 
   cli
     .command('login')
@@ -140,7 +186,7 @@ export function program(): Command {
       process.stderr.write(`credentials stored in ${file}\n`);
     });
 
-  const orders = cli.command('orders').description('list, show, create and follow orders');
+  const orders = requireSubcommand(cli.command('orders').description('list, show, create and follow orders'));
   withFormats(
     orders
       .command('list')
@@ -207,6 +253,8 @@ export function program(): Command {
   ).action(async (files: string[], opts: FormatFlags & { project?: string; title?: string; wait?: boolean }) => {
     const client = clientFromEnvironment();
     const format = formatOf(opts, 'json');
+    await assertReadable(files);
+    const uncertified: string[] = [];
     for (const [i, file] of files.entries()) {
       progress(`[${i + 1}/${files.length}] uploading ${file}`);
       const blob = await openAsBlob(file);
@@ -214,10 +262,16 @@ export function program(): Command {
       progress(`[${i + 1}/${files.length}] created ${order.order_id}`);
       if (opts.wait) {
         order = await waitForOrder(client, order.order_id, 2000);
-        waitOutcome(order);
+        const outcome = uncertifiedOutcome(order);
+        if (outcome) uncertified.push(files.length > 1 ? `${file}: ${outcome}` : outcome);
       }
       endProgress();
       await printObject(process.stdout, format === 'table' ? 'table' : 'json', order);
+    }
+    // Every file is tried and printed; the one failure line names each order that was not certified.
+    if (uncertified.length > 0) {
+      const count = files.length > 1 ? `${uncertified.length} of ${files.length} orders not certified: ` : '';
+      throw new CliFailure(`${count}${uncertified.join('; ')}`, EXIT.orderNotCertified);
     }
   });
 
@@ -225,7 +279,8 @@ export function program(): Command {
     const order = await waitForOrder(clientFromEnvironment(), id, 2000);
     endProgress();
     await printObject(process.stdout, formatOf(opts, 'json'), order);
-    waitOutcome(order);
+    const outcome = uncertifiedOutcome(order);
+    if (outcome) throw new CliFailure(outcome, EXIT.orderNotCertified);
   });
 
   withFormats(
@@ -237,6 +292,7 @@ export function program(): Command {
     false,
   ).action(async (orderId: string, opts: FormatFlags & { verify?: string }) => {
     const client = clientFromEnvironment();
+    if (opts.verify) await assertReadable([opts.verify]);
     const certificate = await client.orders.certificate(orderId);
     await printObject(process.stdout, formatOf(opts, 'json'), certificate);
     if (opts.verify) {
@@ -253,7 +309,7 @@ export function program(): Command {
     }
   });
 
-  withFormats(cli.command('projects').description('projects').command('list').description('the projects the client sees')).action(async (opts: FormatFlags) => {
+  withFormats(requireSubcommand(cli.command('projects').description('projects')).command('list').description('the projects the client sees')).action(async (opts: FormatFlags) => {
     const projects = await clientFromEnvironment().projects.list();
     const writer = new RowWriter(process.stdout, formatOf(opts, 'ndjson'), [
       { header: 'id', value: (p: (typeof projects)[number]) => p.id },
@@ -269,7 +325,7 @@ export function program(): Command {
     await printObject(process.stdout, formatOf(opts, 'json'), await clientFromEnvironment().organizations.members(orgId));
   });
 
-  const webhooks = cli.command('webhooks').description("the organization's webhook endpoints and their deliveries (organization administrators)");
+  const webhooks = requireSubcommand(cli.command('webhooks').description("the organization's webhook endpoints and their deliveries (organization administrators)"));
   const collect = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
 
   withFormats(webhooks.command('list').description('the endpoints, oldest first (secrets are never listed)')).action(async (opts: FormatFlags) => {
@@ -370,7 +426,7 @@ export function program(): Command {
 export async function main(argv: string[]): Promise<number> {
   try {
     await program().parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+    return EXIT.ok;
   } catch (error) {
     endProgress();
     if (error instanceof CommanderError) {

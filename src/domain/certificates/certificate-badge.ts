@@ -1,9 +1,16 @@
 /**
  * The embeddable certificate badge (`/verify/{certificate_id}/badge.svg`): "Human Certified" in green or
  * "Revoked" in red, linking to the verify page. Static text, no script, no external reference; the only
- * data in it (the asset name in its title, the link) is escaped.
+ * data in it (the asset name in its title, the link) is escaped. It lives beside the certificates it
+ * draws: the API's public certificate cache (src/http/) renders it, and nothing of the web pages is needed.
  */
-import { escapeHtml } from './html.js';
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for an SVG element body or a quoted attribute value. */
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!);
+}
 
 /** Approximate width of a character of the 11 px sans-serif badge text. */
 const CHAR_WIDTH = 6.6;
@@ -26,9 +33,9 @@ export function renderBadge({ status, verifyUrl, assetName }: BadgeInput): strin
   const width = left + right;
   const colour = status === 'valid' ? '#116329' : '#a40e26';
   const title = `${text}: ${assetName}`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="20" viewBox="0 0 ${width} 20" role="img" aria-label="${escapeHtml(title)}">
-<title>${escapeHtml(title)}</title>
-<a href="${escapeHtml(verifyUrl)}" target="_blank">
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="20" viewBox="0 0 ${width} 20" role="img" aria-label="${escapeXml(title)}">
+<title>${escapeXml(title)}</title>
+<a href="${escapeXml(verifyUrl)}" target="_blank">
 <rect width="${width}" height="20" rx="3" fill="#24292f"/>
 <rect x="${left}" width="${right}" height="20" rx="3" fill="${colour}"/>
 <rect x="${left}" width="4" height="20" fill="${colour}"/>
