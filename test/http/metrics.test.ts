@@ -129,7 +129,7 @@ describe('/metrics', () => {
 
   it('samples stored order documents against the renderer at each scrape: 0 drifted, until one is changed behind its back', async () => {
     const services = await createServices({ config: { ...apiTestConfig(dir), metricsEnabled: true }, database, metrics: createServiceMetrics({ processMetrics: false }) });
-    const app = await buildApp(services);
+    const app = await buildServer(services);
     apps.push(app);
     app.addHook('onClose', () => services.close());
     const scrape = async () => {
