@@ -6,9 +6,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, STAMP } from './build.mjs';
 
-// src/ holds the browser code too (src/web/client).
+// src/ holds the browser code too (src/web/client); the verify page's bundle also reads the client
+// package's transparency-log verifier (clients/typescript/src/tlog).
 // Not package-lock.json: every `npm install` rewrites it (same bytes, new mtime).
-const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json'];
+const INPUTS = ['src', 'clients/typescript/src/tlog', 'tsconfig.json', 'tsconfig.build.json'];
 
 function newestMtime(entry) {
   if (!existsSync(entry)) return 0;

@@ -74,6 +74,10 @@ export interface Config {
   aiDetectionKey: string | null;
   aiDetectionTimeoutMs: number;
   aiDetectionMaxBytes: number;
+  /** PEM file of an operator's C2PA signing chain (leaf first, then intermediates); null: a generated chain. */
+  c2paCertificateChain: string | null;
+  /** PEM file of the P-256 private key of that chain's leaf. */
+  c2paPrivateKey: string | null;
 }
 
 type Key = keyof Config;
@@ -333,6 +337,8 @@ const specs: SettingSpec[] = [
   { key: 'aiDetectionKey', env: 'AI_DETECTION_KEY', flag: null, default: null, doc: 'Bearer key of the detection service (required with `AI_DETECTION_URL`). Never a flag, never logged.', parse: nonEmpty },
   { key: 'aiDetectionTimeoutMs', env: 'AI_DETECTION_TIMEOUT_MS', flag: 'ai-detection-timeout-ms', default: 10_000, doc: 'Deadline of one detection request; a request that runs out is retried with the analysis job.', parse: integer(100, 600_000) },
   { key: 'aiDetectionMaxBytes', env: 'AI_DETECTION_MAX_BYTES', flag: 'ai-detection-max-bytes', default: 20 * 1024 * 1024, defaultNote: '20 MiB', doc: 'Largest image sent to the detection service; larger assets (and PSD, TIFF) are sent as the JPEG preview.', parse: integer(1024, 1024 ** 3) },
+  { key: 'c2paCertificateChain', env: 'C2PA_CERTIFICATE_CHAIN', flag: 'c2pa-certificate-chain', default: null, defaultNote: 'a generated chain', doc: 'Path of a PEM file with the X.509 chain that signs Content Credentials (the leaf first, then intermediates, no root), e.g. from a C2PA-trusted authority; with `C2PA_PRIVATE_KEY`. Unset: the service generates a root named for the deployment and a leaf with the C2PA signing profile on first start (docs/content-credentials.md).', parse: nonEmpty },
+  { key: 'c2paPrivateKey', env: 'C2PA_PRIVATE_KEY', flag: 'c2pa-private-key', default: null, doc: 'Path of the PEM file of the P-256 private key of `C2PA_CERTIFICATE_CHAIN`\'s leaf (PKCS#8 or SEC 1). Read at start, never stored or logged.', parse: nonEmpty },
 ];
 
 export type RawSettings = Partial<Record<string, string | undefined>>;
@@ -379,10 +385,15 @@ export function loadConfig(env: RawSettings = process.env, flags: Partial<Record
   };
   const config = Object.fromEntries(settings.map((s) => [s.key, get(s.key)])) as unknown as Config;
   checkDetectionTransport(config);
+  if ((config.c2paCertificateChain === null) !== (config.c2paPrivateKey === null)) {
+    throw new ConfigError('C2PA_CERTIFICATE_CHAIN and C2PA_PRIVATE_KEY go together: set both (an operator\'s chain and its key) or neither (a generated chain)');
+  }
   // The SSRF guard of webhooks (docs/webhooks.md): never off in production.
   if (config.webhookAllowPrivate && config.env === 'production') throw new ConfigError('WEBHOOK_ALLOW_PRIVATE=true is refused when CERTDESK_ENV=production: it lets webhook endpoints reach internal addresses');
   config.dataDir = path.resolve(config.dataDir);
   config.objectStorageDir = path.resolve(config.objectStorageDir);
+  if (config.c2paCertificateChain) config.c2paCertificateChain = path.resolve(config.c2paCertificateChain);
+  if (config.c2paPrivateKey) config.c2paPrivateKey = path.resolve(config.c2paPrivateKey);
   return config;
 }
 

@@ -15,3 +15,10 @@ function findPackageRoot(start: string): string {
 
 export const packageRoot = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
 export const migrationsDir = path.join(packageRoot, 'migrations');
+
+let version: string | null = null;
+/** The package's version (package.json), e.g. in the claim generator of Content Credentials. */
+export function serviceVersion(): string {
+  version ??= String((JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown }).version ?? '0.0.0');
+  return version;
+}

@@ -29,7 +29,7 @@ import { systemClock, type Clock } from '../domain/time/clock.js';
 import { DecoderPool } from '../domain/analysis/decoding/decoder-pool.js';
 import { imageLimitsFrom } from '../domain/analysis/decoding/image-limits.js';
 import { createOrdersContext, type OrdersContext } from '../domain/orders/index.js';
-import type { CertificateDeps } from '../domain/certificates/index.js';
+import { findPublicCertificate, toPublicCertificateObject, type CertificateDeps } from '../domain/certificates/index.js';
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
 import { JobRuntime } from '../jobs/job-runtime.js';
@@ -55,6 +55,11 @@ import { logDatabaseOutages } from './database-outage-log.js';
 import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
 import { openPublicCertificateCache, type PublicCertificateCache } from '../http/public-certificate-cache.js';
 import type { Clock as CacheClock } from '../clock.js';
+import { CredentialPool } from '../domain/content-credentials/credential-pool.js';
+import { ensureC2paSigner, type C2paSigner } from '../domain/content-credentials/signing-chain.js';
+import { serviceVersion } from '../paths.js';
+import { openTransparencyLog, type TransparencyLog } from '../domain/transparency-log/index.js';
+import { LOG_TILE_CACHE_BYTES, LogTileCache } from '../http/log-tile-cache.js';
 
 /** Stored order documents checked against the renderer at each /metrics scrape (a few ms of CPU). */
 const DRIFT_SAMPLE_ORDERS = 50;
@@ -81,6 +86,8 @@ export interface ServiceInput {
   webhooks?: { timeoutMs?: number; schedule?: DeliverySchedule; random?: () => number };
   /** Time of the public certificate cache (epoch ms); default: the system clock. */
   publicCertificateClock?: CacheClock;
+  /** Transparency log sequencer timings (tests shorten the lease or the poll interval). */
+  transparencyLog?: { leaseMs?: number; pollMs?: number; batchSize?: number };
 }
 
 export interface Services {
@@ -114,6 +121,14 @@ export interface Services {
   readonly reviewCertificateIssuer: CertificateIssuer;
   /** Rendered public certificate answers (API and badge), dropped everywhere when one changes. */
   readonly publicCertificates: PublicCertificateCache;
+  /** The chain that signs Content Credentials (docs/content-credentials.md). */
+  readonly c2paSigner: C2paSigner;
+  /** Threads where c2pa-rs makes credentialed files (threads start on first use). */
+  readonly credentialPool: CredentialPool;
+  /** The public transparency log: its key and its sequencer (started by `serve` and `certdesk worker`). */
+  readonly transparencyLog: TransparencyLog;
+  /** The log's tiles and bundles read from object storage, kept (their bytes never change). */
+  readonly logTiles: LogTileCache;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }
@@ -158,6 +173,24 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     heapMb: config.analysisDecoderHeapMb,
     onThreadCrash: (err, blamed) => log.error({ err, blamed }, blamed === 'file' ? 'a file crashed its decoder thread' : 'decoder threads are failing'),
   });
+  // Content Credentials (docs/content-credentials.md): the signing chain is made on first start, or is the operator's.
+  const c2paSigner = await ensureC2paSigner(db, {
+    masterKey: config.masterKey,
+    publicBaseUrl: config.publicBaseUrl,
+    chainPath: config.c2paCertificateChain,
+    keyPath: config.c2paPrivateKey,
+  });
+  if (c2paSigner.source === 'generated' && config.env !== 'development') {
+    log.warn(
+      { c2paSigner: c2paSigner.signerId },
+      'Content Credentials are signed with a chain generated for this deployment: C2PA verifiers call them untrusted until they add its root (/.well-known/c2pa-trust-anchors.pem); set C2PA_CERTIFICATE_CHAIN and C2PA_PRIVATE_KEY to sign with a chain from a C2PA-trusted authority',
+    );
+  }
+  const credentialPool = new CredentialPool({
+    threads: 1,
+    heapMb: config.analysisDecoderHeapMb,
+    onThreadCrash: (err, blamed) => log.error({ err, blamed }, blamed === 'file' ? 'a file crashed its Content Credentials thread' : 'Content Credentials threads are failing'),
+  });
   const webhookSender = new WebhookSender({ timeoutMs: input.webhooks?.timeoutMs, allowPrivate: config.webhookAllowPrivate });
   const jobs = new JobRuntime({
     db,
@@ -178,6 +211,19 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     // On PostgreSQL, claims carry this process's listening session: a killed instance's jobs are taken over
     // as soon as PostgreSQL drops its session, not a lease later (jobs/job.repository.ts).
     session: database.notifications ? () => database.notifications?.liveSession ?? null : undefined,
+    contentCredentials: {
+      pool: credentialPool,
+      signer: async () => c2paSigner,
+      issuerUrl: config.issuerUrl,
+      publicBaseUrl: config.publicBaseUrl,
+      generatorVersion: serviceVersion(),
+      maxManifestBytes: config.analysisMaxMetadataBytes,
+      // The file carries the log's proof from the start: the job waits for sequencing (bounded, see the job).
+      transparencyLog: async (executor, certificateId) => {
+        const row = await findPublicCertificate(executor, certificateId);
+        return row ? toPublicCertificateObject(row).transparency_log : null;
+      },
+    },
     webhooks: {
       transport: webhookSender,
       masterKey: config.masterKey,
@@ -217,6 +263,19 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     ttlMs: config.publicCertificateCacheTtlSeconds * 1000,
     clock: input.publicCertificateClock,
   });
+  // One sequencer leads across every instance (a lease on PostgreSQL, taken over at once from a process
+  // whose session is gone); the embedded database has one process, whose lease it always is.
+  const transparencyLog = openTransparencyLog({
+    db,
+    storage,
+    masterKey: config.masterKey,
+    publicBaseUrl: config.publicBaseUrl,
+    sequencerId: `${config.instanceName}/${randomUUID().slice(0, 8)}`,
+    session: notifications ? () => notifications.liveSession : undefined,
+    exclusive: database.kind === 'pglite',
+    log,
+    ...input.transparencyLog,
+  });
   let closed: Promise<void> | null = null;
   return {
     config,
@@ -242,12 +301,18 @@ export async function createServices(input: ServiceInput): Promise<Services> {
     },
     reviewCertificateIssuer: reviewCertificateIssuer(db, storage, certificates),
     publicCertificates: publicCertificates.cache,
+    c2paSigner,
+    credentialPool,
+    transparencyLog,
+    logTiles: new LogTileCache(LOG_TILE_CACHE_BYTES),
     close: () =>
       (closed ??= (async () => {
+        await transparencyLog.sequencer.stop();
         // Jobs still running after a short wait are left to their lease: another worker runs them again.
         await jobs.stop(Math.min(5000, config.shutdownGracePeriodSeconds * 250));
         for (const stop of unsubscribe) stop();
         await decoder.close();
+        await credentialPool.close();
         await publicCertificates.close();
         webhookSender.close();
         stopOutageLog();

@@ -22,6 +22,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['seed', async () => (await import('./commands/seed.js')).registerSeed],
   ['keys', async () => (await import('./commands/keys.js')).registerKeys],
   ['certificates', async () => (await import('./commands/certificates.js')).registerCertificates],
+  ['log', async () => (await import('./commands/log.js')).registerLog],
   ['stats', async () => (await import('./commands/stats.js')).registerStats],
   ['jobs', async () => (await import('./commands/jobs.js')).registerJobs],
   ['orders', async () => (await import('./commands/orders.js')).registerOrders],

@@ -23,6 +23,9 @@ import type { DatabaseHandle } from '../storage/database.js';
 import type { HmacUploadPresigner, ObjectStorage, UploadPresigner } from '../storage/object-storage/index.js';
 import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
 import type { PublicCertificateCache } from './public-certificate-cache.js';
+import type { TransparencyLog } from '../domain/transparency-log/index.js';
+import type { LogTileCache } from './log-tile-cache.js';
+import type { C2paSigner } from '../domain/content-credentials/signing-chain.js';
 
 export interface AppServices {
   readonly config: Config;
@@ -55,4 +58,10 @@ export interface AppServices {
   readonly reviewCertificateIssuer: CertificateIssuer;
   /** Rendered public certificate answers (API and badge), dropped everywhere when one changes. */
   readonly publicCertificates: PublicCertificateCache;
+  /** The public transparency log: its key and its sequencer (started by `serve` and `certdesk worker`). */
+  readonly transparencyLog: TransparencyLog;
+  /** The log's tiles and bundles read from object storage, kept (their bytes never change). */
+  readonly logTiles: LogTileCache;
+  /** The chain that signs Content Credentials (docs/content-credentials.md). */
+  readonly c2paSigner: C2paSigner;
 }

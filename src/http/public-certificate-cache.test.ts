@@ -12,7 +12,14 @@ const ID = '3f0c5c9e-7d55-4a5e-9b55-0c8a2d1e4f11';
 const OTHER = '3f0c5c9e-7d55-4a5e-9b55-0c8a2d1e4f12';
 const TTL = 60_000;
 
-function row(id: string, revokedAt: Date | null = null): CertificateRow {
+/** A published log entry of the row's JSON (domain/transparency-log/certificate-log.ts). */
+function logged(kind: 'issued' | 'revoked', index: number) {
+  const proof = 'ab'.repeat(32) + 'cd'.repeat(32);
+  return { kind, index, entry: `{"at":"2026-11-26T08:51:03.120Z","certificate_sha256":"${'0'.repeat(64)}","type":"certificate.${kind}"}`, proof, checkpoint: `certdesk.example/log\n${index + 2}\n${'A'.repeat(43)}=\n\n\u2014 certdesk.example/log AAAA\n` };
+}
+
+function row(id: string, revokedAt: Date | null = null, log: 'logged' | 'pending' = 'logged'): CertificateRow {
+  const entries = log === 'pending' ? null : [logged('issued', 3), ...(revokedAt ? [logged('revoked', 9)] : [])];
   return {
     certificate_id: id,
     order_id: `ord_${id.slice(-4)}`,
@@ -28,6 +35,10 @@ function row(id: string, revokedAt: Date | null = null): CertificateRow {
     revoked_at: revokedAt,
     revocation_reason: revokedAt ? 'Evidence of generation' : null,
     revoked_by: revokedAt ? 'system:operator' : null,
+    content_credentials: 'pending',
+    content_credentials_key: null,
+    content_credentials_note: null,
+    transparency_log: entries && JSON.stringify(entries),
   };
 }
 
@@ -63,6 +74,28 @@ describe('public certificate cache', () => {
     clock.advance(1);
     await cache.get(ID);
     assert.equal(state.reads, 2, 'one millisecond past the TTL: read again');
+  });
+
+  it('an answer the transparency log does not have yet is never kept: the next request reads again', async () => {
+    const { state, rows, cache } = setup();
+    rows.set(ID, row(ID, null, 'pending'));
+    assert.equal((await cache.get(ID))?.etag, `"${ID}-valid"`);
+    assert.equal(cache.peek(ID), null, 'not kept while its issuance is not in the log');
+    rows.set(ID, row(ID));
+    const logged = await cache.get(ID);
+    assert.equal(logged?.etag, `"${ID}-valid-log3"`, 'the first read after sequencing shows it');
+    assert.equal(state.reads, 2);
+    assert.equal(cache.peek(ID), logged, 'kept once logged');
+    // A revocation (announced: the row changed) whose entry is not sequenced yet: read anew until it is.
+    const revokedAt = new Date('2026-11-27T10:00:00.000Z');
+    rows.set(ID, { ...row(ID, revokedAt), transparency_log: JSON.stringify([logged && JSON.parse(row(ID).transparency_log!)[0]]) });
+    cache.invalidate(ID);
+    const pendingRevocation = await cache.get(ID);
+    assert.equal(pendingRevocation?.status, 'revoked');
+    assert.equal(cache.peek(ID), null, 'a revocation the log does not have yet is not kept');
+    rows.set(ID, row(ID, revokedAt));
+    assert.equal((await cache.get(ID))?.etag, `"${ID}-revoked-${revokedAt.getTime()}-log3-9"`);
+    assert.notEqual(cache.peek(ID), null);
   });
 
   it('a change notification drops the certificate: the next request reads the revoked row', async () => {
@@ -250,10 +283,16 @@ describe('public certificate cache', () => {
   it('renders exactly what the API and the badge answer', () => {
     const answer = renderPublicCertificate(row(ID));
     const body = JSON.parse(answer.json.toString()) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body), ['certificate_id', 'status', 'issued_at', 'revoked_at', 'revocation_reason', 'asset_name', 'asset_sha256', 'jws', 'verify_url']);
+    assert.deepEqual(Object.keys(body), ['certificate_id', 'status', 'issued_at', 'revoked_at', 'revocation_reason', 'asset_name', 'asset_sha256', 'jws', 'verify_url', 'content_credentials', 'transparency_log']);
     assert.equal(body.issued_at, '2026-11-26T08:51:03.120Z');
-    assert.equal(answer.etag, `"${ID}-valid"`);
-    assert.equal(answer.badgeEtag, `"${ID}-valid-badge"`);
+    assert.equal(answer.etag, `"${ID}-valid-log3"`);
+    assert.equal(answer.badgeEtag, `"${ID}-valid-log3-badge"`);
+    const log = body.transparency_log as { origin: string; issued: { index: number; inclusion_proof: string[] }; revoked: null };
+    assert.equal(log.origin, 'certdesk.example/log');
+    assert.equal(log.issued.index, 3);
+    assert.deepEqual(log.issued.inclusion_proof, [Buffer.alloc(32, 0xab).toString('base64'), Buffer.alloc(32, 0xcd).toString('base64')]);
+    assert.equal(log.revoked, null);
+    assert.equal(renderPublicCertificate(row(ID, null, 'pending')).etag, `"${ID}-valid"`);
     assert.match(answer.badge.toString(), /harbour &lt;1&gt;\.png/);
   });
 });

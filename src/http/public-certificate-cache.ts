@@ -19,13 +19,17 @@
  *   predate the change whose notification just arrived.
  * - Unknown ids are not cached: they cost one primary-key read each, and caching them would let anyone
  *   evict real certificates by asking for random ids (and would need inserts announced too).
+ * - Answers still waiting for the transparency log (`transparency_log` null, or a revocation not yet in
+ *   it) are not kept either: sequencing changes no certificate row, so no notification would drop them.
+ *   Such an answer is read anew on every request until the log has it (at most ~2 s after the decision,
+ *   docs/transparency-log.md), so a cached answer never hides the log's data: the bound is 0.
  * - Bounded by bytes (the rendered JSON and SVG), least recently used first out; once full, only some
  *   read answers take a place (FULL_ADMISSION_RATE), so what is asked for often stays.
  * With no listener (PGlite, or a size of 0) nothing is kept: every request reads the row.
  */
 import { LRUCache } from 'lru-cache';
 import { systemClock, type Clock } from '../clock.js';
-import type { PublicCertificateT } from '../contract/certificate-schemas.js';
+import type { PublicCertificateT, TransparencyLogT } from '../contract/certificate-schemas.js';
 import { findPublicCertificates, isCertificateId, toPublicCertificateObject, type CertificateRow } from '../domain/certificates/index.js';
 import type { DatabaseHandle } from '../storage/database.js';
 import { renderBadge } from '../domain/certificates/certificate-badge.js';
@@ -70,9 +74,15 @@ export interface PublicCertificateCacheOptions {
   admitWhenFull?: () => boolean;
 }
 
-/** The entity tag of a certificate's public representation: it changes only when it is revoked (once). */
-export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at'>): string {
-  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}"` : `"${row.certificate_id}-valid"`;
+/**
+ * The entity tag of a certificate's public representation: it changes when it is revoked (once), when
+ * its issuance or revocation enters the transparency log (the log's indexes are part of the tag), and when
+ * its credentialed file is made (`content_credentials`, once).
+ */
+export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 'revoked_at' | 'content_credentials'>, log: TransparencyLogT | null = null): string {
+  const logged = log ? `-log${log.issued.index}${log.revoked ? `-${log.revoked.index}` : ''}` : '';
+  const cc = row.content_credentials === 'pending' ? '' : `-cc${row.content_credentials[0]}`;
+  return row.revoked_at ? `"${row.certificate_id}-revoked-${row.revoked_at.getTime()}${logged}${cc}"` : `"${row.certificate_id}-valid${logged}${cc}"`;
 }
 
 /**
@@ -82,6 +92,8 @@ export function certificateEtag(row: Pick<CertificateRow, 'certificate_id' | 're
  */
 export class RenderedCertificate implements PublicCertificateAnswer {
   readonly status: 'valid' | 'revoked';
+  /** The transparency log does not have all of it yet (its issuance, or its revocation): never kept. */
+  readonly logPending: boolean;
   readonly etag: string;
   readonly badgeEtag: string;
   /** Told when a representation was rendered (the memory it holds grew): the cache that keeps it. */
@@ -100,12 +112,14 @@ export class RenderedCertificate implements PublicCertificateAnswer {
     const fields = toPublicCertificateObject(row);
     this.#fields = fields;
     this.status = fields.status;
-    this.etag = certificateEtag(row);
+    const log = fields.transparency_log;
+    this.logPending = log === null || (fields.status === 'revoked' && log.revoked === null);
+    this.etag = certificateEtag(row, log);
     this.badgeEtag = this.etag.replace(/"$/, '-badge"');
     this.#verifyUrl = row.verify_url;
     this.#assetName = row.asset_name;
     this.#fieldsBytes =
-      textBytes(fields.certificate_id) + textBytes(fields.issued_at) + textBytes(fields.revoked_at) + textBytes(fields.revocation_reason) + textBytes(fields.asset_sha256) + textBytes(fields.jws) + 100;
+      textBytes(fields.certificate_id) + textBytes(fields.issued_at) + textBytes(fields.revoked_at) + textBytes(fields.revocation_reason) + textBytes(fields.asset_sha256) + textBytes(fields.jws) + textBytes(row.transparency_log) + 100;
     this.#fixedBytes = textBytes(this.#verifyUrl) + textBytes(this.#assetName) + textBytes(this.etag) + textBytes(this.badgeEtag) + 500;
   }
 
@@ -238,7 +252,7 @@ export class PublicCertificateCache {
     const row = await this.#read(key);
     if (!row) return null;
     const answer = renderPublicCertificate(row);
-    if (usable && epoch === this.#epoch && this.#usable(this.#options.clock()) && this.#admits(answer)) this.#keep(key, answer, now);
+    if (usable && !answer.logPending && epoch === this.#epoch && this.#usable(this.#options.clock()) && this.#admits(answer)) this.#keep(key, answer, now);
     return answer;
   }
 

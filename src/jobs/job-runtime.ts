@@ -5,7 +5,8 @@
 import { analysisChecks } from '../domain/analysis/checks.js';
 import type { DetectionService } from '../domain/analysis/detection/detection-protocol.js';
 import { analyzeOrderJob, type AnalysisDeps } from '../domain/analysis/pipeline.js';
-import { ANALYZE_ORDER_JOB, CLEANUP_JOB, DELIVER_WEBHOOK_JOB } from '../domain/background/job-kinds.js';
+import { ANALYZE_ORDER_JOB, CLEANUP_JOB, DELIVER_WEBHOOK_JOB, MAKE_CONTENT_CREDENTIALS_JOB } from '../domain/background/job-kinds.js';
+import { makeContentCredentialsJob, type ContentCredentialsJobDeps } from '../domain/content-credentials/make-content-credentials.job.js';
 import { webhookJobHandlers, type DeliveryDeps, type WebhookJobHandlers } from '../domain/webhooks/delivery.js';
 import { BatchWorker } from './batch-worker.js';
 import { cleanupJob } from '../domain/intake/cleanup.js';
@@ -36,6 +37,8 @@ export interface JobRuntimeDeps {
   observer?: JobObserver;
   /** Webhook deliveries (absent: the `deliver_webhook` jobs are left to a process that has them). */
   webhooks?: Omit<DeliveryDeps, 'db'>;
+  /** Credentialed files of certificates (absent: the `make_content_credentials` jobs wait for a process that has them). */
+  contentCredentials?: Omit<ContentCredentialsJobDeps, 'db' | 'storage' | 'clock'>;
   worker?: Partial<Pick<WorkerOptions, 'leaseMs' | 'pollMs' | 'backoffMs' | 'workerId' | 'retry'>>;
   /**
    * This process's live session on PostgreSQL (storage/notifications.ts `liveSession`): claims carry it, and
@@ -55,6 +58,9 @@ export function jobHandlers(deps: JobRuntimeDeps, webhooks: WebhookJobHandlers |
     [ANALYZE_ORDER_JOB]: analyzeOrderJob({ db: deps.db, clock: deps.clock, storage: deps.storage, decoder: deps.decoder, checks: deps.checks ?? analysisChecks({ db: deps.db, detection: deps.detection ?? null }) }),
     [CLEANUP_JOB]: cleanupJob(deps),
     ...(webhooks ? { [DELIVER_WEBHOOK_JOB]: webhooks.single } : {}),
+    ...(deps.contentCredentials
+      ? { [MAKE_CONTENT_CREDENTIALS_JOB]: makeContentCredentialsJob({ db: deps.db, storage: deps.storage, clock: deps.clock, ...deps.contentCredentials }) }
+      : {}),
   };
 }
 

@@ -242,6 +242,24 @@ export interface CertificatesTable {
   revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   revocation_reason: ColumnType<string | null, string | null | undefined, string | null>;
   revoked_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** migrations/0019_content_credentials.sql (docs/content-credentials.md). */
+  content_credentials: ColumnType<'pending' | 'ready' | 'unsupported', 'pending' | 'ready' | 'unsupported' | undefined, 'pending' | 'ready' | 'unsupported'>;
+  content_credentials_key: ColumnType<string | null, string | null | undefined, string | null>;
+  content_credentials_note: ColumnType<string | null, string | null | undefined, string | null>;
+  content_credentials_signer: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** migrations/0019_content_credentials.sql: the X.509 chains that sign Content Credentials. */
+export interface C2paSignersTable {
+  signer_id: string;
+  source: 'generated' | 'operator';
+  chain_pem: string;
+  anchor_pem: string;
+  leaf_private_key: string | null;
+  root_private_key: string | null;
+  encrypted: Generated<boolean>;
+  created_at: Generated<Date>;
+  retired_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** migrations/0009_webhooks.sql (docs/webhooks.md). */
@@ -306,6 +324,7 @@ export interface Database {
   order_analysis_failures: OrderAnalysisFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
   certificates: CertificatesTable;
+  c2pa_signers: C2paSignersTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -21,6 +21,16 @@ export function contentSecurityPolicy(imageOrigins: readonly string[], uploadOri
   ].join('; ');
 }
 
+/**
+ * The policy of the verify pages (/verify, /verify/{id}), which compile the C2PA reference
+ * implementation's WebAssembly (served by this origin): `'wasm-unsafe-eval'` lets a script of this origin
+ * compile WebAssembly and nothing else (no `eval`, no `new Function`, no inline script). Every other
+ * page keeps `script-src 'self'` alone.
+ */
+export function allowingWebAssembly(csp: string): string {
+  return csp.replace(/(^|; )script-src 'self'(?=;|$)/, "$1script-src 'self' 'wasm-unsafe-eval'");
+}
+
 /** Origin of a URL, or null for an unusable one. */
 export function originOf(url: string): string | null {
   try {

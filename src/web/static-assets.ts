@@ -7,6 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { packageRoot } from '../paths.js';
@@ -16,6 +19,8 @@ interface Asset {
   body: Buffer;
   contentType: string;
   hash: string;
+  /** The gzip of a large asset, made on its first request (the C2PA WebAssembly: 9 MB, ~3 MB gzipped). */
+  gzipped?: Promise<Buffer>;
 }
 
 /** Assets kept as they are in src/web/static. */
@@ -24,6 +29,15 @@ const FILE_TYPES: Record<string, string> = {
   'favicon.svg': 'image/svg+xml',
 };
 const SCRIPT_TYPE = 'text/javascript; charset=utf-8';
+/**
+ * The C2PA reference implementation (c2pa-rs) compiled to WebAssembly, from its npm package: the verify
+ * pages fetch it from this origin only when a file is dropped (`application/wasm`, so browsers compile
+ * it while it downloads).
+ */
+const C2PA_WASM = 'c2pa.wasm';
+const WASM_TYPE = 'application/wasm';
+const GZIP_MIN_BYTES = 1024 * 1024;
+const gzipAsync = promisify(gzip);
 const staticDir = path.join(packageRoot, 'src', 'web', 'static');
 /** This module runs from src/ (tsx: a .ts URL) or from dist/ (built: a .js URL). */
 const runningFromSources = import.meta.url.endsWith('.ts');
@@ -50,6 +64,7 @@ function assets(): Map<string, Asset> {
   const map = new Map<string, Asset>();
   for (const [name, type] of Object.entries(FILE_TYPES)) map.set(name, asset(fs.readFileSync(path.join(staticDir, name)), type));
   for (const [name, body] of readBundles()) map.set(name, asset(body, SCRIPT_TYPE));
+  map.set(C2PA_WASM, asset(fs.readFileSync(createRequire(import.meta.url).resolve('@contentauth/c2pa-wasm/c2pa.wasm')), WASM_TYPE));
   loaded = map;
   return map;
 }
@@ -71,6 +86,13 @@ export const staticAssetRoutes: FastifyPluginAsync = async (app) => {
     const etag = `"${found.hash}"`;
     reply.header('ETag', etag).header('Cache-Control', 'public, max-age=31536000, immutable');
     if (req.headers['if-none-match'] === etag) return reply.code(304).send();
+    if (found.body.length >= GZIP_MIN_BYTES) {
+      reply.header('Vary', 'Accept-Encoding');
+      if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+        found.gzipped ??= gzipAsync(found.body);
+        return reply.type(found.contentType).header('Content-Encoding', 'gzip').send(await found.gzipped);
+      }
+    }
     return reply.type(found.contentType).send(found.body);
   });
 

@@ -73,6 +73,15 @@ function operationAt(openapi: OpenApiValidator, method: string, url: string): st
   return undefined;
 }
 
+const essence = (type: string) => type.split(';')[0]!.trim().toLowerCase();
+
+/** The one media type an operation documents for a status, if it documents exactly one. */
+function documentedMediaType(openapi: OpenApiValidator, operationId: string, status: number): string | undefined {
+  const responses = (openapi.operation(operationId).responses ?? {}) as Record<string, { content?: Record<string, unknown> }>;
+  const types = Object.keys(responses[String(status)]?.content ?? {});
+  return types.length === 1 ? types[0] : undefined;
+}
+
 function documentedStatuses(openapi: OpenApiValidator, operationId: string): string[] {
   return Object.keys((openapi.operation(operationId).responses ?? {}) as Record<string, unknown>);
 }
@@ -99,6 +108,15 @@ export function assertAnswerShape(openapi: OpenApiValidator, req: AnsweredReques
   if (req.method === 'GET' && status === 304) {
     assert.equal(text, '', '304 carries no body');
     assert.ok(headers.etag, '304 names its ETag');
+    return 'ok';
+  }
+  // A documented success that is not JSON (the transparency log's checkpoint, key and tiles): the
+  // documented media type, and a body (tlog-tiles: a missing tile is 404, never an empty 200).
+  const documentedOperation = req.exactRoute ? req.operation.operationId : operationAt(openapi, req.method, req.url);
+  const mediaType = documentedOperation && status < 300 ? documentedMediaType(openapi, documentedOperation, status) : undefined;
+  if (mediaType && !mediaType.startsWith('application/json')) {
+    assert.equal(essence(String(headers['content-type'] ?? '')), essence(mediaType), `content type is the documented ${mediaType}`);
+    assert.ok(text.length > 0 || Number(headers['content-length'] ?? 0) > 0, 'a documented success carries a body');
     return 'ok';
   }
   assert.match(String(headers['content-type'] ?? ''), /^application\/json\b/, 'content type is JSON');

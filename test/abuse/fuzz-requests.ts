@@ -170,6 +170,24 @@ function body(world: FuzzWorld, operation: Operation): fc.Arbitrary<{ contentTyp
   return fc.oneof(...choices);
 }
 
+/**
+ * Path parameters that stand for several segments (the transparency log's `/log/tile/{tile_path}`, C2SP
+ * tlog-tiles paths such as `0/x001/234.p/17`): besides the schema's values, tile paths written raw, with
+ * their slashes, as tlog-tiles spells them and bent just off it (levels past 63, 4-digit or unprefixed
+ * elements, widths of 0 or 256, traversal, stray segments).
+ */
+const MULTI_SEGMENT_PARAMETERS = new Set(['tile_path']);
+const tileElement = fc.nat(999).map((n) => String(n).padStart(3, '0'));
+const tilePathValue: fc.Arbitrary<WireValue> = fc
+  .record({
+    level: fc.oneof(fc.constantFrom('0', '1', '2', '63', 'entries'), fc.constantFrom('64', '01', '-1', 'x', '', '1e1', '%30')),
+    inner: fc.array(tileElement.map((e) => `x${e}`), { maxLength: 3 }),
+    last: fc.oneof({ weight: 4, arbitrary: tileElement }, { weight: 1, arbitrary: fc.constantFrom('1', '0000', 'x001', '..', '.', '', '%2e%2e', 'abc') }),
+    width: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 3, arbitrary: fc.integer({ min: 1, max: 255 }).map(String) }, { weight: 1, arbitrary: fc.constantFrom('0', '256', '012', '', 'x') }),
+    tail: fc.oneof({ weight: 5, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('/', '/extra', '//', '/../../checkpoint') }),
+  })
+  .map(({ level, inner, last, width, tail }) => ({ raw: `${[level, ...inner, last].join('/')}${width === null ? '' : `.p/${width}`}${tail}` }));
+
 /** Depths around the JSON bound (src/http/plugins/json-body.ts) and far beyond it. */
 const DEPTHS = [2, 62, 63, 64, 65, 500, 1_000, 5_000, 100_000];
 
@@ -192,7 +210,9 @@ export function requestFor(world: FuzzWorld, operation: Operation): fc.Arbitrary
       { weight: 8, arbitrary: value.map((v) => [v]) },
       { weight: 1, arbitrary: fc.array(value, { minLength: 2, maxLength: 3 }) },
     );
-  const pathValues = fc.tuple(...pathParams.map((p) => parameterValue(p.schema, world.pool)));
+  const pathValues = fc.tuple(
+    ...pathParams.map((p) => (MULTI_SEGMENT_PARAMETERS.has(p.name) ? fc.oneof({ weight: 3, arbitrary: tilePathValue }, { weight: 1, arbitrary: parameterValue(p.schema, world.pool) }) : parameterValue(p.schema, world.pool))),
+  );
   const query = fc.tuple(...queryParams.map((p) => occurrences(p.required, parameterValue(p.schema, world.pool)).map((vs) => vs.map((v) => `${percentEncode(p.name)}=${wire(v)}`))));
   const strayQuery = fc.array(
     fc.tuple(fc.constantFrom('foo', 'limit%5B%5D', '__proto__', 'constructor', 'project_id%20', '', 'PROJECT_ID', 'toString', '%ZZ'), fc.oneof(hostileText.map(percentEncode), encodedJunk)).map(([k, v]) => `${k}=${v}`),

@@ -1,6 +1,6 @@
 /**
  * What is published is what is tested: the package is packed (`npm pack -w @certdesk/client`), unpacked
- * into the node_modules of a temporary project (its two dependencies, jose and commander, linked from
+ * into the node_modules of a temporary project (its dependencies, jose, commander, @noble/hashes and @contentauth/c2pa-wasm, linked from
  * this repository's install: no registry access in tests), and used from there, by `import`, by
  * `require` and through its bin, against the served application.
  */
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { databaseTargets } from '../helpers/database.js';
 import { ACME_ORDER_COUNT, USERS } from '../helpers/fixtures.js';
+import { pngBytes } from '../helpers/images.js';
 import { startServedApi, type ServedApi } from './served-api.js';
 
 const [target] = databaseTargets(); // the package, not the database, is under test here
@@ -28,7 +29,8 @@ describe('the packed @certdesk/client', () => {
     const installed = path.join(project, 'node_modules', '@certdesk', 'client');
     mkdirSync(installed, { recursive: true });
     execFileSync('tar', ['-xzf', path.join(project, tarball), '-C', installed, '--strip-components=1']);
-    for (const dep of ['jose', 'commander']) symlinkSync(path.resolve('node_modules', dep), path.join(project, 'node_modules', dep), 'dir');
+    for (const scope of ['@noble', '@contentauth']) mkdirSync(path.join(project, 'node_modules', scope), { recursive: true });
+    for (const dep of ['jose', 'commander', '@noble/hashes', '@contentauth/c2pa-wasm']) symlinkSync(path.resolve('node_modules', dep), path.join(project, 'node_modules', dep), 'dir');
     writeFileSync(path.join(project, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
   });
   after(async () => {
@@ -87,5 +89,15 @@ console.log(JSON.stringify({ n, notFound: missing instanceof NotFoundError }));
     });
     assert.equal(r.code, 0, r.stderr);
     assert.equal((JSON.parse(r.stdout) as { order_id: string }).order_id, 'acme-0001');
+  });
+
+  it("the bin's verify loads the C2PA reader from the installed package", async () => {
+    const bin = path.join(project, 'node_modules', '@certdesk', 'client', 'dist', 'cli', 'certdesk-client.js');
+    writeFileSync(path.join(project, 'plain.png'), pngBytes(6, 6));
+    writeFileSync(path.join(project, 'anchors.pem'), '');
+    const r = await run([bin, 'verify', 'plain.png', '--trust-anchors', 'anchors.pem', '--json'], { PATH: process.env.PATH ?? '', CERTDESK_BASE_URL: served.serverUrl });
+    assert.equal(r.code, 9, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { content_credentials: string }).content_credentials, 'none');
+    assert.match(r.stderr, /^certdesk-client: plain\.png holds no Content Credentials/m);
   });
 });

@@ -16,10 +16,19 @@ import { buildServer } from '../../src/app/http-server.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import { auditHtmlResponse } from './page-audit.js';
 
-export async function buildTestApp(input: ServiceInput): Promise<FastifyInstance> {
+export async function buildTestApp(input: ServiceInput & { sequenceLog?: boolean }): Promise<FastifyInstance> {
   // Process metrics (event loop, GC) are left out: several apps share one test process.
-  const services = await createServices({ metrics: createServiceMetrics({ processMetrics: false }), ...input });
+  const { sequenceLog = true, ...serviceInput } = input;
+  const services = await createServices({ metrics: createServiceMetrics({ processMetrics: false }), ...serviceInput });
   const app = await buildServer(services);
+  // As in `serve`, the transparency log's sequencer runs (its rounds are small transactions every 200 ms),
+  // so certificates reach the log as they do in production; tests that drive it by hand turn it off.
+  // One round first, so the log's first checkpoint exists before the test starts (a test that compares
+  // the object storage before and after a request does not see it appear meanwhile).
+  if (sequenceLog) {
+    await services.transparencyLog.sequencer.runRound();
+    services.transparencyLog.sequencer.start();
+  }
   app.addHook('onClose', () => services.close());
   auditInjectedPages(app);
   return app;

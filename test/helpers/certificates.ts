@@ -60,3 +60,18 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/**
+ * Runs the transparency log's sequencer until every waiting entry is sequenced and published (tests that
+ * do not start its loop): certificate objects then carry `transparency_log`.
+ */
+export async function sequenceLog(app: FastifyInstance): Promise<number> {
+  const { sequencer } = app.services.transparencyLog;
+  let integrated = 0;
+  for (;;) {
+    const round = await sequencer.runRound();
+    if (!round.leading) throw new Error('another process leads the transparency log');
+    integrated += round.integrated;
+    if (round.integrated === 0 && round.published === null) return integrated;
+  }
+}

@@ -161,3 +161,73 @@ export async function psdMagicPng(): Promise<Buffer> {
 export function gifWithScript(): Buffer {
   return Buffer.concat([Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00!\xfe', 'latin1'), Buffer.from('\x1f<script>alert(1)</script>\x00;', 'latin1')]);
 }
+
+// Hostile Content Credentials (C2PA manifest stores, JUMBF boxes) in files a certificate is issued for.
+
+/** A JUMBF box: big-endian length, four-character type, payload. */
+function jumbfBox(type: string, payload: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(8 + payload.length);
+  head.write(type, 4, 'latin1');
+  return Buffer.concat([head, payload]);
+}
+
+/** A JUMBF description box naming a superbox `label` of C2PA's manifest store type. */
+function jumbfDescription(label: string): Buffer {
+  const c2paType = Buffer.from('6332706100110010800000aa00389b71', 'hex');
+  return jumbfBox('jumd', Buffer.concat([c2paType, Buffer.from([0x03]), Buffer.from(`${label}\0`, 'latin1')]));
+}
+
+/** `png` with `store` inserted as its `caBX` chunk (where C2PA keeps a PNG's manifest store), before IEND. */
+export function pngWithStore(png: Buffer, store: Buffer): Buffer {
+  const iend = png.length - 12;
+  return Buffer.concat([png.subarray(0, iend), pngChunk('caBX', store), png.subarray(iend)]);
+}
+
+/** A manifest store that is no JUMBF at all: a `jumb` box whose lengths point past its end, then noise. */
+export function malformedStore(): Buffer {
+  const box = jumbfBox('jumb', Buffer.concat([jumbfDescription('c2pa'), Buffer.from('ffffffff6a756d62', 'hex'), Buffer.alloc(64, 0xa5)]));
+  return box;
+}
+
+/** `depth` C2PA superboxes each inside the next (a parser that recurses per level runs out of stack). */
+export function deeplyNestedStore(depth = 50_000): Buffer {
+  const description = jumbfDescription('c2pa');
+  // Built from the inside out in one buffer: each level is an 8-byte header and the description.
+  const level = 8 + description.length;
+  const out = Buffer.alloc(depth * level + 8);
+  let end = out.length;
+  out.writeUInt32BE(8, end - 8);
+  out.write('jumb', end - 4, 'latin1');
+  end -= 8;
+  for (let i = 0; i < depth; i++) {
+    const start = end - level;
+    out.writeUInt32BE(out.length - start, start);
+    out.write('jumb', start + 4, 'latin1');
+    description.copy(out, start + 8);
+    end = start;
+  }
+  return out;
+}
+
+/** A store larger than ANALYSIS_MAX_METADATA_BYTES (4 MiB by default): refused from its length, never read. */
+export function oversizedStore(bytes = 5 * 1024 * 1024): Buffer {
+  return jumbfBox('jumb', Buffer.concat([jumbfDescription('c2pa'), Buffer.alloc(bytes)]));
+}
+
+/** `jpeg` with `count` APP11 (JPEG XT / JUMBF) segments of noise claiming to be one C2PA store in pieces. */
+export function jpegWithNoiseApp11(jpeg: Buffer, count = 40): Buffer {
+  const segments: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const body = Buffer.alloc(2000, (i * 37) & 0xff);
+    body.write('JP', 0, 'latin1');
+    body.writeUInt16BE(0x0001, 2); // box instance
+    body.writeUInt32BE(i + 1, 4); // packet sequence
+    body.writeUInt32BE(0x7fffffff, 8); // a superbox length far past the segments
+    body.write('jumb', 12, 'latin1');
+    const head = Buffer.from([0xff, 0xeb, 0, 0]);
+    head.writeUInt16BE(body.length + 2, 2);
+    segments.push(head, body);
+  }
+  return Buffer.concat([jpeg.subarray(0, 2), ...segments, jpeg.subarray(2)]);
+}

@@ -87,7 +87,7 @@ describeOnEachDatabase('certificates', (getDb) => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['cache-control'], 'no-store');
     const body = res.json() as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body), ['certificate_id', 'order_id', 'status', 'issued_at', 'revoked_at', 'revocation_reason', 'asset_name', 'asset_sha256', 'jws', 'verify_url']);
+    assert.deepEqual(Object.keys(body), ['certificate_id', 'order_id', 'status', 'issued_at', 'revoked_at', 'revocation_reason', 'asset_name', 'asset_sha256', 'jws', 'verify_url', 'content_credentials', 'transparency_log']);
     assert.equal(body.certificate_id, certificateId);
     assert.equal(body.order_id, orderId);
     assert.equal(body.status, 'valid');
@@ -115,7 +115,7 @@ describeOnEachDatabase('certificates', (getDb) => {
     const etag = String(res.headers.etag);
     assert.match(etag, /^".+"$/);
     const body = res.json() as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body), ['certificate_id', 'status', 'issued_at', 'revoked_at', 'revocation_reason', 'asset_name', 'asset_sha256', 'jws', 'verify_url']);
+    assert.deepEqual(Object.keys(body), ['certificate_id', 'status', 'issued_at', 'revoked_at', 'revocation_reason', 'asset_name', 'asset_sha256', 'jws', 'verify_url', 'content_credentials', 'transparency_log']);
     const own = (await api.get(`/v1/orders/${orderId}/certificate`, 'admin')).json() as Record<string, unknown>;
     const { order_id: _omitted, ...withoutOrder } = own;
     assert.deepEqual(body, withoutOrder);

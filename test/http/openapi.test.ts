@@ -80,7 +80,9 @@ describe('OpenAPI document', () => {
 
   it('hides operational routes, the docs, the web application and OAuth internals', () => {
     const paths = Object.keys(doc.paths);
-    for (const p of paths) assert.ok(p.startsWith('/v1/') || p === '/oauth2/token', `unexpected documented path ${p}`);
+    for (const p of paths) assert.ok(p.startsWith('/v1/') || p === '/oauth2/token' || p.startsWith('/log/'), `unexpected documented path ${p}`);
+    // The transparency log's public routes (C2SP tlog-tiles), the tile route as one multi-segment parameter.
+    assert.deepEqual(paths.filter((p) => p.startsWith('/log/')).sort(), ['/log/checkpoint', '/log/key', '/log/tile/{tile_path}']);
     if (doc.paths['/oauth2/token']) assert.deepEqual(Object.keys(doc.paths['/oauth2/token']), ['post']);
   });
 

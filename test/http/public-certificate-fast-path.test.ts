@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { insertSyntheticCertificates } from '../../src/domain/certificates/synthetic-certificates.js';
-import { eventually } from '../helpers/certificates.js';
+import { eventually, sequenceLog } from '../helpers/certificates.js';
 import { describeOnEachDatabase } from '../helpers/database.js';
 import { ACME, USERS } from '../helpers/fixtures.js';
 import { startApi, type Api } from './api-harness.js';
@@ -42,6 +42,8 @@ describeOnEachDatabase('public certificate fast path', (getDb, target) => {
       orderIdPrefix: 'ord_fast_path_',
     });
     id = ids[0]!;
+    // Answers are kept only once the transparency log has the certificate.
+    await sequenceLog(app);
   });
   after(async () => {
     await api?.close();

@@ -2,9 +2,13 @@
  * The public certificate page `/verify/{id}` in real headless Chromium against the real app: the signature
  * is checked in the browser (WebCrypto against the JWKS), a chosen or dropped file is hashed locally and
  * said to match or not; a tampered JWS, a JWS of another issuer or key, a revoked certificate, and unknown
- * or malformed ids fail clearly. Runs on PGlite, and on PostgreSQL when TEST_DATABASE_URL is set.
+ * or malformed ids fail clearly. The transparency log: the page checks the certificate's entry, its inclusion
+ * proof and the checkpoint's signature in the browser against /log/key and says so with the entry's index;
+ * a changed proof, another key and a missing entry are said plainly. Runs on PGlite, and on PostgreSQL
+ * when TEST_DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
@@ -23,6 +27,14 @@ import { buildWebApp } from './web-test-helpers.js';
 
 const SCREENSHOTS = path.resolve('test-output/screenshots');
 const WAIT = { timeout: 30_000 };
+
+/** A verifier key string of another Ed25519 key under the same name (C2SP signed-note key id). */
+function otherLogKey(name: string): string {
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  const id = createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), raw])).digest().subarray(0, 4).toString('hex');
+  return `${name}+${id}+${Buffer.concat([Buffer.from([1]), raw]).toString('base64')}`;
+}
 
 /** The JWS with one character of its signature changed (a middle one: always changes the decoded bytes). */
 function tamper(jws: string): string {
@@ -49,6 +61,8 @@ describeOnEachDatabase('certificate verify page in Chromium', (getDb, target) =>
     app = await buildWebApp(getDb(), storage, { port, publicBaseUrl: base, issuerUrl: base, tokenAudience: `${base}/v1` });
     await app.listen({ host: '127.0.0.1', port });
     const token = await obtainToken(app, USERS.admin.clientId, USERS.admin.clientSecret);
+    // Two certificates before this one, so its log entry is not the first.
+    for (const name of ['dune.png', 'reef.png']) await certifyOrder(app, await createOrderWithAsset(app, token, pngBytes(7, 5), { name }));
     const orderId = await createOrderWithAsset(app, token, bytes, { name: 'harbour <night>.png' });
     const certificate = await certifyOrder(app, orderId);
     certificateId = certificate.certificate_id;
@@ -156,6 +170,74 @@ describeOnEachDatabase('certificate verify page in Chromium', (getDb, target) =>
     assert.match(await third.locator('#signature-result').innerText(), /differs from this certificate/);
   });
 
+  interface LogObject {
+    origin: string;
+    issued: { index: number; inclusion_proof: string[]; checkpoint: string };
+    revoked: { index: number } | null;
+  }
+  /** The certificate's `transparency_log` once the log has it (the sequencer signs a checkpoint within seconds). */
+  async function logged(): Promise<LogObject> {
+    const certificate = await eventually(
+      () => fetch(`${base}/v1/certificates/${certificateId}`).then((r) => r.json() as Promise<{ transparency_log: LogObject | null }>),
+      (c) => c.transparency_log !== null,
+      'the certificate in the transparency log',
+    );
+    return certificate.transparency_log!;
+  }
+
+  /** Serves the page a changed certificate JSON (the API's answer otherwise unchanged). */
+  async function serveCertificate(page: Page, change: (body: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
+    await page.route(`**/v1/certificates/${certificateId}`, async (route: Route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, json: change((await response.json()) as Record<string, unknown>) });
+    });
+  }
+
+  it('the transparency log: the entry, its inclusion proof and the checkpoint signature are checked in the browser against /log/key', async () => {
+    const log = await logged();
+    const page = await newPage();
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(`/verify/${certificateId}`);
+    await page.locator('#log-result[data-result="valid"]').waitFor(WAIT);
+    const size = Number(log.issued.checkpoint.split('\n')[1]);
+    assert.equal(
+      await page.locator('#log-result').innerText(),
+      `In the public transparency log ${log.origin}: this certificate is entry ${log.issued.index} (counting from 0). Checked in your browser: the entry is this certificate’s, its inclusion proof leads to the root of the log’s checkpoint (tree size ${size}), and that checkpoint is signed by the log key at /log/key.`,
+    );
+    assert.ok(requests.includes(`${base}/log/key`), 'the key is read from this service');
+    assert.deepEqual(requests.filter((u) => !u.startsWith(`${base}/`)), [], 'no other host');
+    await page.locator('#signature-result[data-result="valid"]').waitFor(WAIT);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `verify-transparency-log-${target.name}.png`), fullPage: true });
+    // docs/screenshots/verify-transparency-log.png is made with CERTDESK_SCREENSHOTS_DIR=docs/screenshots: a test run never changes the committed tree.
+    if (process.env.CERTDESK_SCREENSHOTS_DIR && target.name === 'pglite') {
+      await page.screenshot({ path: path.join(path.resolve(process.env.CERTDESK_SCREENSHOTS_DIR), 'verify-transparency-log.png'), fullPage: true });
+    }
+
+    // A proof that does not lead to the checkpoint (one hash changed), another log's key, a missing entry.
+    const flipped = (hash: string) => Buffer.from(Buffer.from(hash, 'base64').map((b, i) => (i === 0 ? b ^ 1 : b))).toString('base64');
+    const badProof = await newPage();
+    await serveCertificate(badProof, (body) => ({ ...body, transparency_log: { ...log, issued: { ...log.issued, inclusion_proof: log.issued.inclusion_proof.length ? [flipped(log.issued.inclusion_proof[0]!), ...log.issued.inclusion_proof.slice(1)] : ['AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='] } } }));
+    await badProof.goto(`/verify/${certificateId}`);
+    await badProof.locator('#log-result[data-result="invalid"]').waitFor(WAIT);
+    assert.equal(await badProof.locator('#log-result').innerText(), 'Transparency log check FAILED: the inclusion proof does not lead to the signed checkpoint. Do not trust this certificate.');
+
+    const otherKey = await newPage();
+    const name = log.origin;
+    await otherKey.route('**/log/key', (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: `${otherLogKey(name)}\n` }));
+    await otherKey.goto(`/verify/${certificateId}`);
+    await otherKey.locator('#log-result[data-result="invalid"]').waitFor(WAIT);
+    assert.equal(await otherKey.locator('#log-result').innerText(), 'Transparency log check FAILED: the log checkpoint is not signed by the log key. Do not trust this certificate.');
+
+    const missing = await newPage();
+    await serveCertificate(missing, (body) => ({ ...body, transparency_log: null }));
+    await missing.goto(`/verify/${certificateId}`);
+    // Issued moments ago: not yet a failure.
+    await missing.locator('#log-result[data-result="pending"]').waitFor(WAIT);
+    assert.match(await missing.locator('#log-result').innerText(), /^Not yet in the public transparency log: the certificate was issued \d+ s ago/);
+    assert.deepEqual(pageErrors, []);
+  });
+
   it('unknown and malformed ids are the 404 page', async () => {
     const page = await newPage();
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-certificate', '<script>alert(1)</script>']) {
@@ -175,6 +257,16 @@ describeOnEachDatabase('certificate verify page in Chromium', (getDb, target) =>
     await page.locator('#signature-result[data-result="valid"]').waitFor(WAIT);
     await chooseFile(page, 'harbour.png', bytes);
     await page.locator('#file-result[data-result="revoked"]').waitFor(WAIT);
+    // The revocation is in the log too, checked in the browser like the issuance.
+    const revokedInLog = await eventually(
+      () => fetch(`${base}/v1/certificates/${certificateId}`).then((r) => r.json() as Promise<{ transparency_log: { revoked: { index: number } | null } | null }>),
+      (c) => Boolean(c.transparency_log?.revoked),
+      'the revocation in the transparency log',
+    );
+    const logPage = await newPage();
+    await logPage.goto(`/verify/${certificateId}`);
+    await logPage.locator('#log-result[data-result="valid"]').waitFor(WAIT);
+    assert.match(await logPage.locator('#log-result').innerText(), new RegExp(`Its revocation is entry ${revokedInLog.transparency_log!.revoked!.index} of the log\\.$`));
     // The badge is served from memory until the change notification arrives (milliseconds).
     const badge = await eventually(() => fetch(`${base}/verify/${certificateId}/badge.svg`).then((r) => r.text()), (svg) => />Revoked</.test(svg), 'the revoked badge');
     assert.match(badge, />Revoked</);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Builds the package into dist/: ESM (dist/esm, jose left to the consumer's install) and CommonJS
-// (dist/cjs, jose bundled in so `require` works on every Node 20), declarations for both (tsc), and the
+// Builds the package into dist/: ESM (dist/esm, jose and @noble/hashes left to the consumer's install) and CommonJS
+// (dist/cjs, both bundled in so `require` works on every Node 20; @noble/hashes 2 is ESM only), declarations for both (tsc), and the
 // command-line client (dist/cli/certdesk-client.js, ESM for Node). esbuild does the bundling.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ rmSync(dist, { recursive: true, force: true });
 
 const common = { bundle: true, target: 'es2022', logLevel: 'warning', legalComments: 'none' };
 // The browser entry: platform neutral, so a Node-only import fails the build instead of shipping.
-await esbuild.build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/esm/index.js', format: 'esm', platform: 'neutral', external: ['jose'] });
+await esbuild.build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/esm/index.js', format: 'esm', platform: 'neutral', external: ['jose', '@noble/hashes'] });
 await esbuild.build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/cjs/index.js', format: 'cjs', platform: 'neutral', mainFields: ['module', 'main'] });
 writeFileSync('dist/cjs/package.json', '{ "type": "commonjs" }\n');
 await esbuild.build({
@@ -26,7 +26,8 @@ await esbuild.build({
   outfile: 'dist/cli/certdesk-client.js',
   format: 'esm',
   platform: 'node',
-  external: ['jose', 'commander'],
+  // The C2PA reader (9 MB of WebAssembly) stays in its package, loaded only by `verify`.
+  external: ['jose', 'commander', '@noble/hashes', '@contentauth/c2pa-wasm'],
 });
 chmodSync('dist/cli/certdesk-client.js', 0o755);
 

@@ -6,6 +6,7 @@
  * for await (const order of client.orders.list({ projectId: 'All Projects' })) console.log(order.order_id);
  */
 import { CertdeskError } from './errors.js';
+import { LogResource } from './log-resource.js';
 import { OrderList, type ListOrdersParams } from './orders-list.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { TokenCache } from './token.js';
@@ -73,6 +74,8 @@ export class Certdesk {
   readonly organizations: OrganizationsResource;
   readonly certificates: CertificatesResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
+  /** The public transparency log (no credentials used). */
+  readonly log: LogResource;
   /** @internal */
   readonly transport: Transport;
   private readonly tokenCache: TokenCache;
@@ -117,6 +120,7 @@ export class Certdesk {
     this.organizations = new OrganizationsResource(this.transport);
     this.certificates = new CertificatesResource(this.transport);
     this.webhookEndpoints = new WebhookEndpointsResource(this.transport);
+    this.log = new LogResource(options.baseUrl, fetchImpl);
   }
 
   /** The current access token (fetched or refreshed when needed). */
@@ -165,6 +169,17 @@ class OrdersResource {
   /** The order's certificate (with the signed `jws`); `NotFoundError` while it has none. */
   async certificate(orderId: string, options: { signal?: AbortSignal } = {}): Promise<Certificate> {
     return (await this.transport.request<Certificate>({ method: 'GET', path: `/v1/orders/${encodeURIComponent(orderId)}/certificate`, ...options })).body;
+  }
+
+  /**
+   * The certificate's credentialed file (`GET /v1/orders/{id}/certificate/file`): the asset as uploaded
+   * with the certificate embedded as Content Credentials (C2PA), as a Blob of the asset's media type.
+   * `NotFoundError` while the order has no certificate; `ConflictError` while the file is being made
+   * (its `retryAfterMs` says when to ask again) or when the format cannot carry Content Credentials
+   * (`retryAfterMs` null); `GoneError` once the certificate is revoked.
+   */
+  async certificateFile(orderId: string, options: { signal?: AbortSignal } = {}): Promise<Blob> {
+    return (await this.transport.request<Blob>({ method: 'GET', path: `/v1/orders/${encodeURIComponent(orderId)}/certificate/file`, binary: true, ...options })).body;
   }
 
   /**
@@ -249,6 +264,11 @@ class CertificatesResource {
   /** `GET /v1/certificates/{id}`: the public certificate (status, jws). */
   async get(certificateId: string): Promise<PublicCertificate> {
     return (await this.transport.request<PublicCertificate>({ method: 'GET', path: `/v1/certificates/${encodeURIComponent(certificateId)}`, auth: false })).body;
+  }
+
+  /** The root certificates (PEM) of every chain that signed the service's Content Credentials (`/.well-known/c2pa-trust-anchors.pem`). */
+  async c2paTrustAnchors(): Promise<string> {
+    return (await this.transport.request<string>({ method: 'GET', path: '/.well-known/c2pa-trust-anchors.pem', auth: false, raw: true })).body;
   }
 
   /** The service's signing keys (`/.well-known/jwks.json`), for `verifyCertificate`. */

@@ -26,6 +26,8 @@ export class AuthenticationError extends CertdeskError { override name = 'Authen
 export class PermissionDeniedError extends CertdeskError { override name = 'PermissionDeniedError'; }
 export class NotFoundError extends CertdeskError { override name = 'NotFoundError'; }
 export class ConflictError extends CertdeskError { override name = 'ConflictError'; }
+/** The resource is gone for good (e.g. the credentialed file of a revoked certificate). */
+export class GoneError extends CertdeskError { override name = 'GoneError'; }
 export class PayloadTooLargeError extends CertdeskError { override name = 'PayloadTooLargeError'; }
 export class UnprocessableEntityError extends CertdeskError { override name = 'UnprocessableEntityError'; }
 export class RateLimitError extends CertdeskError { override name = 'RateLimitError'; }
@@ -44,6 +46,7 @@ const BY_STATUS: Record<number, ErrorClass> = {
   403: PermissionDeniedError,
   404: NotFoundError,
   409: ConflictError,
+  410: GoneError,
   413: PayloadTooLargeError,
   422: UnprocessableEntityError,
   429: RateLimitError,

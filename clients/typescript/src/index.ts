@@ -6,7 +6,9 @@ export { Certdesk, type CertdeskOptions, type CreateOrderParams } from './client
 export { OrderList, type ListOrdersParams, type OrdersJsonPage } from './orders-list.js';
 export { DeliveryList, type CreateWebhookEndpointParams, type UpdateWebhookEndpointParams, type ListDeliveriesParams } from './webhook-endpoints.js';
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type VerifyWebhookOptions } from './webhook.js';
-export { verifyCertificate, CERTIFICATE_TYPE, type CertificateClaims, type VerifyCertificateOptions } from './certificate.js';
+export { verifyCertificate, CERTIFICATE_TYPE, type CertificateClaims, type VerifyCertificateOptions, type VerifiedCertificate } from './certificate.js';
+export * from './tlog/index.js';
+export { LogResource } from './log-resource.js';
 export {
   CertdeskError,
   BadRequestError,
@@ -14,6 +16,7 @@ export {
   PermissionDeniedError,
   NotFoundError,
   ConflictError,
+  GoneError,
   PayloadTooLargeError,
   UnprocessableEntityError,
   RateLimitError,
@@ -23,4 +26,19 @@ export {
   CertdeskTimeoutError,
 } from './errors.js';
 export { type RetryPolicy } from './retry.js';
+export {
+  CERTDESK_ASSERTION_LABEL,
+  interpretManifestStore,
+  readContentCredentials,
+  readerSettings,
+  sniffMediaType,
+  assertionDisagreement,
+  certdeskAssertionOf,
+  isNoManifestError,
+  type CertdeskAssertion,
+  type ContentCredentialsReading,
+  type ManifestSigner,
+  type ValidationEntry,
+  type C2paReaderClass,
+} from './content-credentials.js';
 export type * from './types.js';

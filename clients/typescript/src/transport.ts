@@ -30,6 +30,8 @@ export interface Request {
   retryConflict?: boolean;
   /** The body of a success as text, not parsed (error bodies are parsed as always). */
   raw?: boolean;
+  /** The body of a success as a Blob (a file's bytes; error bodies are parsed as always). */
+  binary?: boolean;
   signal?: AbortSignal;
 }
 
@@ -136,7 +138,7 @@ export class Transport {
 
   /** One attempt, with its own timeout; a timeout becomes CertdeskTimeoutError. */
   private async send(req: Request, url: string, token: string | null): Promise<{ res: globalThis.Response; body: unknown }> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...req.headers };
+    const headers: Record<string, string> = { accept: req.binary ? '*/*' : 'application/json', ...this.options.headers, ...req.headers };
     if (token) headers.authorization = `Bearer ${token}`;
     if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
     let body = req.body;
@@ -150,7 +152,7 @@ export class Transport {
     try {
       const res = await this.options.fetch(url, { method: req.method, headers, body: body ?? null, signal });
       // Read inside the timeout: a server that stops half-way through a body is a lost connection too.
-      return { res, body: req.raw && res.ok ? await res.text() : await readBody(res) };
+      return { res, body: res.ok && req.binary ? await res.blob() : req.raw && res.ok ? await res.text() : await readBody(res) };
     } catch (error) {
       if (timeout.signal.aborted && !req.signal?.aborted) throw timeout.signal.reason;
       throw error;

@@ -145,6 +145,9 @@ export function registerServe(program: Command): void {
       // (in a cluster, in every worker process: jobs are leased, so copies never run one job twice at once).
       // Only once the port is ours: a serve that cannot listen must not live on as a worker nobody counts.
       if (config.workerConcurrency > 0) services.jobs.start();
+      // The transparency log's sequencer runs in every serving process, once the port is ours too; one of
+      // them leads (a lease).
+      services.transparencyLog.sequencer.start();
       if (worker) return reportListening(address, database.description);
       // One write, after listen: the banner stays one block however requests and log lines arrive.
       const banner = [`certdesk serving on ${address} (${database.description})`];

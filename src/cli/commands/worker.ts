@@ -24,6 +24,8 @@ export function registerWorker(program: Command): void {
       });
       const { jobs } = services;
       jobs.start();
+      // A worker may lead the transparency log's sequencing too (one process leads: a lease).
+      services.transparencyLog.sequencer.start();
       process.stdout.write(`certdesk worker ${jobs.worker.id} running ${Math.max(1, config.workerConcurrency)} jobs at once (${database.description})\n`);
       const shutdown = async () => {
         await services.close();

@@ -16,6 +16,13 @@ export const CLEANUP_JOB = 'cleanup';
  */
 export const DELIVER_WEBHOOK_JOB = 'deliver_webhook';
 
+/**
+ * Makes a certificate's credentialed file (domain/content-credentials/): queued with the certificate, in
+ * its transaction (and by migrations/0019 for certificates issued before). Storage and signing failures
+ * are retried like an analysis; a file that cannot carry Content Credentials ends `unsupported` at once.
+ */
+export const MAKE_CONTENT_CREDENTIALS_JOB = 'make_content_credentials';
+
 export interface JobKindDefaults {
   /** Claims before the job fails for good. */
   maxAttempts: number;
@@ -31,6 +38,7 @@ export const JOB_KIND_DEFAULTS: Readonly<Record<string, JobKindDefaults>> = {
   [ANALYZE_ORDER_JOB]: { maxAttempts: 25 },
   [CLEANUP_JOB]: { maxAttempts: 1 },
   [DELIVER_WEBHOOK_JOB]: { maxAttempts: 5 },
+  [MAKE_CONTENT_CREDENTIALS_JOB]: { maxAttempts: 25 },
 };
 
 /** For a kind not listed above. */
@@ -42,3 +50,6 @@ export function maxAttemptsOf(kind: string): number {
 
 /** The singleton key of an order's analysis: one unfinished analysis per order. */
 export const analysisJobKey = (orderId: string): string => `analyze:${orderId}`;
+
+/** The singleton key of a certificate's credentialed file: one unfinished job per certificate. */
+export const contentCredentialsJobKey = (certificateId: string): string => `content-credentials:${certificateId}`;

@@ -1,5 +1,6 @@
 /** A certificate as the API shows it (DECISIONS 9): `GET /v1/orders/{id}/certificate` and, without `order_id`, `GET /v1/certificates/{id}`. */
 import type { CertificateT, PublicCertificateT } from '../../contract/certificate-schemas.js';
+import { transparencyLogObject } from '../transparency-log/certificate-log.js';
 import type { CertificateRow } from './certificate.repository.js';
 
 export function certificateStatus(row: Pick<CertificateRow, 'revoked_at'>): 'valid' | 'revoked' {
@@ -17,6 +18,8 @@ export function toPublicCertificateObject(row: CertificateRow): PublicCertificat
     asset_sha256: row.asset_sha256,
     jws: row.jws,
     verify_url: row.verify_url,
+    content_credentials: row.content_credentials,
+    transparency_log: transparencyLogObject(row.transparency_log),
   };
 }
 

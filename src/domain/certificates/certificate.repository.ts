@@ -21,12 +21,36 @@ export interface CertificateRow {
   revoked_at: Date | null;
   revocation_reason: string | null;
   revoked_by: string | null;
+  /** The credentialed copy (docs/content-credentials.md): its state, object key once ready, why unsupported. */
+  content_credentials: ContentCredentialsState;
+  content_credentials_key: string | null;
+  content_credentials_note: string | null;
+  /**
+   * The certificate's published log entries as JSON text (`[{kind, index, entry, proof (hex), checkpoint}]`,
+   * oldest first), or null while none is in a published checkpoint (domain/transparency-log).
+   */
+  transparency_log: string | null;
 }
 
-export type NewCertificateRow = Omit<CertificateRow, 'revoked_at' | 'revocation_reason' | 'revoked_by'>;
+export type ContentCredentialsState = 'pending' | 'ready' | 'unsupported';
+
+export type NewCertificateRow = Omit<
+  CertificateRow,
+  'revoked_at' | 'revocation_reason' | 'revoked_by' | 'transparency_log' | 'content_credentials' | 'content_credentials_key' | 'content_credentials_note'
+>;
+
+/**
+ * The entries of the certificate that are in a checkpoint object storage has (`published_size`): one
+ * index lookup per logged event (migrations/0018).
+ */
+const LOG_COLUMN = sql`(SELECT json_agg(json_build_object('kind', e.kind, 'index', e.log_index, 'entry', e.entry, 'proof', encode(e.inclusion_proof, 'hex'),
+      'checkpoint', k.note) ORDER BY e.log_index)::text
+    FROM transparency_log_entries e JOIN transparency_log_checkpoints k ON k.tree_size = e.checkpoint_size
+    WHERE e.certificate_id = certificates.certificate_id AND e.checkpoint_size <= (SELECT published_size FROM transparency_log_state)) AS transparency_log`;
 
 const COLUMNS = sql`certificate_id::text AS certificate_id, order_id, organization_id::text AS organization_id, kid, jws, asset_name,
-  asset_sha256, asset_media_type, verify_url, issued_at, issued_by, revoked_at, revocation_reason, revoked_by`;
+  asset_sha256, asset_media_type, verify_url, issued_at, issued_by, revoked_at, revocation_reason, revoked_by,
+  content_credentials, content_credentials_key, content_credentials_note, ${LOG_COLUMN}`;
 
 export async function insertCertificate(trx: Executor, row: NewCertificateRow): Promise<void> {
   await trx.insertInto('certificates').values(row).execute();

@@ -32,6 +32,8 @@ import {
   type CertificateRow,
 } from './certificate.repository.js';
 import { signCertificate, type CertificateSigningKey } from './certificate-jws.js';
+import { queueContentCredentials } from './content-credentials-job.js';
+import { logCertificateIssued, logCertificateRevoked } from '../transparency-log/certificate-log.js';
 
 /** What issuing needs from the process: time, the current signing key, the URLs that go into claims. */
 export interface CertificateDeps {
@@ -138,9 +140,27 @@ export async function issueCertificate(trx: Executor, deps: CertificateDeps, inp
     revoked_at: null,
     revocation_reason: null,
     revoked_by: null,
+    content_credentials: 'pending',
+    content_credentials_key: null,
+    content_credentials_note: null,
+    transparency_log: null,
   };
-  const { revoked_at: _a, revocation_reason: _b, revoked_by: _c, ...values } = row;
+  const {
+    revoked_at: _a,
+    revocation_reason: _b,
+    revoked_by: _c,
+    transparency_log: _d,
+    content_credentials: _e,
+    content_credentials_key: _f,
+    content_credentials_note: _g,
+    ...values
+  } = row;
   await insertCertificate(trx, values);
+  // The log's entry joins the same transaction: a certificate never exists without it, nor it twice
+  // (DECISIONS 14; the sequencer numbers it within seconds).
+  await logCertificateIssued(trx, row);
+  // The credentialed copy of the asset is made by a job queued in the same transaction (never lost).
+  await queueContentCredentials(trx, certificateId);
   // The history event joins the same transaction: a certificate never exists without its `certificate_issued`.
   await recordOrderEvent(trx, deps.clock, order.order_id, input.actor, {
     type: 'certificate_issued',
@@ -166,6 +186,8 @@ export async function revokeCertificate(trx: Executor, clock: Clock, certificate
   const revoked = await markRevoked(trx, certificateId, { revoked_at: clock.now(), revocation_reason: trimmed, revoked_by: actorLabel(actor) });
   // The row lock makes this hold; the condition keeps the write honest should a caller forget the lock.
   if (!revoked) throw new CertificateAlreadyRevokedError();
+  // The revocation's log entry, in the same transaction (after the issuance's, which committed before).
+  await logCertificateRevoked(trx, revoked);
   // Recorded in the same transaction, the reason as the event's note (docs/history.md). The order's row
   // lock is taken after the certificate's: nothing locks an order and then waits for a certificate row.
   await recordOrderEvent(trx, clock, revoked.order_id, actor, {

@@ -12,6 +12,7 @@ import { insertOrderBatch } from '../order-import/order-import.repository.js';
 import { toOrderRow, type OrderRow } from '../orders/order-document.js';
 import { insertCertificateBatch, type NewCertificateRow } from './certificate.repository.js';
 import { signCertificate } from './certificate-jws.js';
+import { logCertificatesIssued } from '../transparency-log/certificate-log.js';
 import type { CertificateDeps } from './certificate.service.js';
 
 export interface SyntheticCertificateOptions {
@@ -108,6 +109,8 @@ export async function insertSyntheticCertificates(db: Db, deps: CertificateDeps,
       .execute(async (trx) => {
         await insertOrderBatch(trx, orders);
         await insertCertificateBatch(trx, rows);
+        // Like every certificate, each is in the transparency log (its entry waits for the sequencer).
+        await logCertificatesIssued(trx, rows);
       })
       .then(
         () => null,

@@ -13,6 +13,7 @@ import { fastapiOperationId } from './operation-id.js';
 import { completeResponses } from './complete-responses.js';
 import { readSecurity, SECURITY_SCHEME } from './route-docs.js';
 import { CLIENT_BASIC_SCHEME } from '../../oauth/token/token-schema.js';
+import { TILE_ROUTE, TILE_ROUTE_DOCUMENTED } from '../routes/transparency-log.js';
 
 export const API_TITLE = 'Certificate Orders and Projects Service';
 export const API_VERSION = '1.0.0';
@@ -29,7 +30,7 @@ declare module 'fastify' {
 
 /** Paths that appear in the document: the API and the token endpoint. */
 export function isDocumentedPath(url: string): boolean {
-  return url.startsWith('/v1/') || url === '/v1' || url === '/oauth2/token';
+  return url.startsWith('/v1/') || url === '/v1' || url === '/oauth2/token' || url.startsWith('/log/');
 }
 
 export interface OpenApiOptions {
@@ -60,6 +61,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         { name: 'organizations', description: 'Organization members.' },
         { name: 'webhooks', description: "Webhook endpoints of the organization (administrators' clients only) and their delivery logs." },
         { name: 'oauth2', description: 'OAuth 2.0 token service (client credentials).' },
+        { name: 'transparency log', description: 'The public transparency log of certificates (C2SP tlog-tiles, tlog-checkpoint, signed-note; RFC 6962 hashing). No credentials, CORS open.' },
       ],
       components: {
         securitySchemes: {
@@ -90,7 +92,8 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
-    transform: ({ schema, url, route }) => {
+    transform: ({ schema, url: routeUrl, route }) => {
+      let url = routeUrl;
       const r = route as RouteOptions;
       const method = (Array.isArray(r.method) ? r.method[0]! : r.method).toUpperCase();
       // The token endpoint's other methods exist only to answer 405.
@@ -98,6 +101,12 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         return { schema: { ...(schema ?? {}), hide: true } as typeof schema, url };
       }
       const out: Record<string, unknown> = { ...(schema ?? {}) };
+      // The log's tile route takes several path segments (`/log/tile/*`): documented as one parameter.
+      if (url === TILE_ROUTE) {
+        url = TILE_ROUTE_DOCUMENTED;
+        const params = out.params as { properties: Record<string, unknown> } | undefined;
+        if (params) out.params = { ...params, properties: { tile_path: params.properties['*'] }, required: ['tile_path'] };
+      }
       const name = r.config?.operationName;
       if (out.operationId === undefined && name) out.operationId = fastapiOperationId(name, url, method);
       if (url.startsWith('/v1/') && out.security === undefined) out.security = readSecurity();

@@ -10,6 +10,8 @@ import { Certificate, CertificatePathParams, PublicCertificate } from '../../con
 import { ErrorDetail, SCOPES } from '../../contract/schemas.js';
 import { OrderPathParams } from '../../contract/intake-schemas.js';
 import { findOrderCertificate, toCertificateObject } from '../../domain/certificates/index.js';
+import { listPublishedTrustAnchors } from '../../domain/content-credentials/c2pa-signer.repository.js';
+import { attachmentDisposition, CREDENTIALED_MEDIA_TYPES, openCredentialedFile, PENDING_RETRY_AFTER_SECONDS } from '../../domain/content-credentials/credentialed-file.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { requireScope } from '../../oauth/index.js';
 import { matchesIfNoneMatch } from '../conditional.js';
@@ -54,6 +56,50 @@ export const certificateRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
+  const binary = { schema: { type: 'string', format: 'binary' } };
+  app.get<{ Params: Static<typeof OrderPathParams> }>(
+    '/v1/orders/:order_id/certificate/file',
+    {
+      onRequest: requireScope(SCOPES.read),
+      config: { operationName: 'get_order_certificate_file' },
+      schema: {
+        summary: 'Get Order Certificate File',
+        description:
+          'The certified asset with Content Credentials: a copy of the file as uploaded with a C2PA manifest embedded that carries the certificate (assertion `org.certdesk.certificate`), signed with the service\'s C2PA signing certificate (docs/content-credentials.md). Streamed with the asset\'s media type and `Content-Disposition: attachment` naming the asset. 404 while the order has no certificate (or is not visible); 409 while the file is being made (`Retry-After`) or when the format cannot carry Content Credentials (the detail says so; the certificate object says `content_credentials`); 410 once the certificate is revoked.',
+        tags: ['certificates'],
+        params: OrderPathParams,
+        headers: LangHeader,
+        security: readSecurity(),
+        response: {
+          ...apiResponses(Type.Null()),
+          200: {
+            description: 'The credentialed file, streamed.',
+            headers: {
+              'Content-Disposition': { type: 'string', description: '`attachment` with the asset\'s name (`filename` and RFC 5987 `filename*`).' },
+              'Content-Length': { type: 'integer', description: 'Size of the credentialed file in bytes.' },
+            },
+            content: Object.fromEntries(CREDENTIALED_MEDIA_TYPES.map((type) => [type, binary])),
+          },
+          409: Type.Unsafe<Static<typeof ErrorDetail>>({
+            ...Type.Ref(ErrorDetail.$id!),
+            description: `The file is still being made (with \`Retry-After\`, ${PENDING_RETRY_AFTER_SECONDS} s), or the asset cannot carry Content Credentials (the detail says which).`,
+          }),
+          410: detail('The certificate is revoked: its credentialed file is no longer handed out.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await openCredentialedFile(db, app.services.storage, request.principal, request.params.order_id);
+      return reply
+        .header('Cache-Control', 'no-store')
+        .header('Content-Disposition', attachmentDisposition(file.fileName))
+        .header('Content-Length', String(file.size))
+        .header('X-Content-Type-Options', 'nosniff')
+        .type(file.mediaType)
+        .send(file.body);
+    },
+  );
+
   app.get<{ Params: Static<typeof CertificatePathParams> }>(
     PUBLIC_CERTIFICATE_PATH,
     {
@@ -88,4 +134,15 @@ export const certificateRoutes: FastifyPluginAsync = async (app) => {
     },
   );
   publicReadPreflight(app, PUBLIC_CERTIFICATE_PATH);
+
+  // The roots a C2PA verifier adds to trust this certifier's Content Credentials (docs/content-credentials.md):
+  // every chain that ever signed a file, current and retired. Public and CORS open, like the JWKS.
+  app.get(C2PA_TRUST_ANCHORS_PATH, async (_request, reply) => {
+    setPublicReadCors(reply);
+    const anchors = await listPublishedTrustAnchors(db);
+    return reply.header('Cache-Control', 'public, max-age=300').type('application/x-pem-file').send(anchors.join(''));
+  });
+  publicReadPreflight(app, C2PA_TRUST_ANCHORS_PATH);
 };
+
+export const C2PA_TRUST_ANCHORS_PATH = '/.well-known/c2pa-trust-anchors.pem';

@@ -1,15 +1,23 @@
 // The certificate page (/verify/{id}): checks the certificate's signature in the browser with WebCrypto
-// against the service's JWKS, and hashes a chosen or dropped file locally (SHA-256, nothing is uploaded),
-// saying plainly whether it is the certified file. The page states what the server recorded; this script
-// lets a visitor check it against the published keys alone.
-
-type Reason = 'signature' | 'key' | 'issuer' | 'format' | 'mismatch' | 'unavailable' | 'unsupported';
+// against the service's JWKS, checks that it is in the public transparency log (the entry's inclusion
+// proof and the checkpoint's Ed25519 signature against /log/key, with the TypeScript client's verifier,
+// bundled here), and hashes a chosen or dropped file locally (SHA-256, nothing is uploaded), saying
+// plainly whether it is the certified file. The page states what the server recorded; this script lets a
+// visitor check it against the published keys alone.
+import { parseVerifierKey } from '../../../clients/typescript/src/tlog/note.js';
+import { verifyCertificateInLog, type CertificateLogStatus, type TransparencyLogObject } from '../../../clients/typescript/src/tlog/certificate-log.js';
+import { TransparencyLogError } from '../../../clients/typescript/src/tlog/errors.js';
+import { CheckFailure, fetchJson, fetchText, hex, jsonPart, verifyJws } from './lib/certificate-signature.js';
+import { readFileCredentials } from './lib/content-credentials.js';
+import { message } from './lib/page-messages.js';
 
 interface CertificateRecord {
   certificate_id: string;
   status: 'valid' | 'revoked';
   asset_sha256: string;
   jws: string;
+  revoked_at: string | null;
+  transparency_log?: TransparencyLogObject | null;
 }
 
 interface VerifiedCertificate {
@@ -18,56 +26,11 @@ interface VerifiedCertificate {
   revoked: boolean;
 }
 
-class CheckFailure extends Error {
-  constructor(
-    readonly reason: Reason,
-    readonly vars: Record<string, string> = {},
-  ) {
-    super(reason);
-  }
-}
-
-const TYP = 'certdesk-certificate+jwt';
-
-/** A message of the page's language (data-msg-* attributes) with its {placeholders} filled in. */
-function message(root: HTMLElement, name: string, vars: Record<string, string> = {}): string {
-  const template = root.getAttribute(`data-msg-${name}`) ?? name;
-  return template.replace(/\{([a-z_]+)\}/g, (whole, key: string) => vars[key] ?? whole);
-}
-
-function base64urlBytes(text: string): Uint8Array<ArrayBuffer> {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new CheckFailure('format');
-  const b64 = text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4);
-  const binary = atob(b64);
-  const out = new Uint8Array(new ArrayBuffer(binary.length));
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
-function jsonPart(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(new TextDecoder().decode(base64urlBytes(text)));
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof CheckFailure) throw err;
-  }
-  throw new CheckFailure('format');
-}
-
-function hex(buffer: ArrayBuffer): string {
-  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-async function fetchJson(url: string): Promise<unknown> {
-  let response: Response;
-  try {
-    // no-cache: revalidate, so a revocation or a new key shows at once.
-    response = await fetch(url, { cache: 'no-cache', credentials: 'omit', headers: { accept: 'application/json' } });
-  } catch {
-    throw new CheckFailure('unavailable');
-  }
-  if (!response.ok) throw new CheckFailure('unavailable');
-  return response.json();
+/** The certificate's record, fetched once for both checks. */
+let recordRequest: Promise<unknown> | null = null;
+function certificateRecord(root: HTMLElement): Promise<unknown> {
+  recordRequest ??= fetchJson(root.dataset.certificateUrl ?? '');
+  return recordRequest;
 }
 
 /**
@@ -75,32 +38,79 @@ async function fetchJson(url: string): Promise<unknown> {
  * by `kid`, the issuer, and that the signed claims are this certificate's.
  */
 async function verifyCertificate(root: HTMLElement): Promise<VerifiedCertificate> {
-  if (!window.crypto?.subtle) throw new CheckFailure('unsupported');
-  const [record, jwks] = await Promise.all([fetchJson(root.dataset.certificateUrl ?? ''), fetchJson(root.dataset.jwksUrl ?? '')]);
+  const [record, jwks] = await Promise.all([certificateRecord(root), fetchJson(root.dataset.jwksUrl ?? '')]);
   const cert = record as CertificateRecord;
   if (typeof cert?.jws !== 'string') throw new CheckFailure('unavailable');
-  const parts = cert.jws.split('.');
-  if (parts.length !== 3) throw new CheckFailure('format');
-  const [headerText, payloadText, signatureText] = parts as [string, string, string];
-  const header = jsonPart(headerText);
-  if (header.alg !== 'ES256' || header.typ !== TYP || typeof header.kid !== 'string') throw new CheckFailure('format');
-  const keys = (jwks as { keys?: unknown })?.keys;
-  const jwk = Array.isArray(keys) ? (keys as Array<Record<string, unknown>>).find((k) => k.kid === header.kid) : undefined;
-  if (!jwk || jwk.kty !== 'EC' || jwk.crv !== 'P-256') throw new CheckFailure('key');
-  const key = await crypto.subtle.importKey('jwk', { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) }, { name: 'ECDSA', namedCurve: 'P-256' }, false, [
-    'verify',
-  ]);
-  const signature = base64urlBytes(signatureText);
-  const signed = new TextEncoder().encode(`${headerText}.${payloadText}`);
-  const valid = signature.length === 64 && (await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, signature, signed));
-  if (!valid) throw new CheckFailure('signature');
-  const claims = jsonPart(payloadText);
-  if (claims.iss !== root.dataset.issuer) throw new CheckFailure('issuer', { issuer: String(claims.iss) });
+  const { kid, claims } = await verifyJws(cert.jws, jwks, root.dataset.issuer ?? '');
   const sha256 = claims.asset_sha256;
   if (claims.jti !== root.dataset.certificateId || typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256) || sha256 !== cert.asset_sha256) {
     throw new CheckFailure('mismatch');
   }
-  return { kid: header.kid, sha256, revoked: cert.status !== 'valid' };
+  return { kid, sha256, revoked: cert.status !== 'valid' };
+}
+
+/**
+ * Whether `file` is this certificate's credentialed copy: the asset with the certificate embedded as
+ * Content Credentials (its bytes differ from the upload by the manifest). It is when its active
+ * manifest, signed by certdesk and intact, names this certificate and this asset digest.
+ */
+async function credentialedMatch(root: HTMLElement, file: File, certificate: VerifiedCertificate): Promise<'match' | 'altered' | 'no'> {
+  let reading;
+  try {
+    reading = await readFileCredentials(file, { wasm: root.dataset.c2paWasmUrl ?? '', trustAnchors: root.dataset.trustAnchorsUrl ?? '' });
+  } catch {
+    return 'no'; // unreadable Content Credentials: certainly not the credentialed copy
+  }
+  if (reading.kind !== 'certdesk') return 'no';
+  const { assertion } = reading;
+  if (assertion.certificate_id !== root.dataset.certificateId || assertion.asset_sha256 !== certificate.sha256 || assertion.issuer !== root.dataset.issuer) return 'no';
+  if (!reading.intact) return 'altered';
+  return reading.trusted ? 'match' : 'no';
+}
+
+/** The iat claim of a compact JWS (read, not trusted: the log entry must match the signed certificate). */
+function issuedAtSeconds(jws: string): number {
+  const claims = jsonPart(jws.split('.')[1] ?? '');
+  if (typeof claims.iat !== 'number') throw new CheckFailure('format');
+  return claims.iat;
+}
+
+/**
+ * The transparency log check: the certificate's entry is its own (SHA-256 of the JWS), the checkpoint
+ * carries the signature of the key at /log/key, and the inclusion proof leads to that checkpoint's root.
+ */
+async function checkLog(root: HTMLElement): Promise<CertificateLogStatus> {
+  const [record, keyText] = await Promise.all([certificateRecord(root), fetchText(root.dataset.logKeyUrl ?? '')]);
+  const cert = record as CertificateRecord;
+  if (typeof cert?.jws !== 'string') throw new CheckFailure('unavailable');
+  return verifyCertificateInLog({
+    jws: cert.jws,
+    issuedAtSeconds: issuedAtSeconds(cert.jws),
+    transparencyLog: cert.transparency_log ?? null,
+    logKey: await parseVerifierKey(keyText),
+    revokedAt: cert.revoked_at ?? null,
+  });
+}
+
+function logMessage(root: HTMLElement, status: CertificateLogStatus): string {
+  if (status.status === 'pending') return message(root, 'log-pending', { seconds: String(Math.max(0, Math.round(status.issuedAgoMs / 1000))) });
+  const included = message(root, 'log-included', {
+    origin: status.origin,
+    index: String(status.issued.index),
+    size: String(status.issued.checkpoint.size),
+    key: root.dataset.logKeyUrl ?? '',
+  });
+  if (status.revoked) return `${included} ${message(root, 'log-revocation', { index: String(status.revoked.index) })}`;
+  return included;
+}
+
+function logFailureReason(err: unknown): string {
+  if (err instanceof TransparencyLogError) {
+    if (['missing', 'signature', 'inclusion', 'entry', 'unavailable', 'unsupported'].includes(err.reason)) return err.reason;
+    return 'malformed';
+  }
+  if (err instanceof CheckFailure && err.reason === 'unavailable') return 'unavailable';
+  return 'malformed';
 }
 
 function show(element: HTMLElement, result: string, text: string): void {
@@ -113,7 +123,13 @@ function setUp(root: HTMLElement): void {
   const fileResult = document.getElementById('file-result');
   const input = document.getElementById('file-to-check') as HTMLInputElement | null;
   const dropZone = document.getElementById('drop-zone');
-  if (!signatureResult || !fileResult || !input || !dropZone) return;
+  const logResult = document.getElementById('log-result');
+  if (!signatureResult || !fileResult || !input || !dropZone || !logResult) return;
+
+  checkLog(root).then(
+    (status) => show(logResult, status.status === 'pending' ? 'pending' : 'valid', logMessage(root, status)),
+    (err: unknown) => show(logResult, 'invalid', message(root, 'log-failed', { reason: message(root, `log-reason-${logFailureReason(err)}`) })),
+  );
 
   const verified: Promise<VerifiedCertificate | null> = verifyCertificate(root).then(
     (certificate) => {
@@ -136,9 +152,19 @@ function setUp(root: HTMLElement): void {
     const certificate = await verified;
     if (mine !== checking) return; // a newer file was chosen meanwhile
     if (!certificate) return show(fileResult!, 'unverified', message(root, 'unverified'));
-    if (digest !== certificate.sha256) return show(fileResult!, 'mismatch', message(root, 'mismatch', { name: file.name, sha256: digest }));
+    let credentialed = false;
+    if (digest !== certificate.sha256) {
+      // Not the bytes as uploaded: perhaps the copy with the certificate embedded (read only now, so the
+      // reference implementation's WebAssembly is fetched only for such a file).
+      show(fileResult!, 'hashing', message(root, 'reading-credentials', { name: file.name }));
+      const found = await credentialedMatch(root, file, certificate);
+      if (mine !== checking) return;
+      if (found === 'altered') return show(fileResult!, 'mismatch', message(root, 'credentialed-altered', { name: file.name }));
+      if (found === 'no') return show(fileResult!, 'mismatch', message(root, 'mismatch', { name: file.name, sha256: digest }));
+      credentialed = true;
+    }
     if (certificate.revoked) return show(fileResult!, 'revoked', message(root, 'revoked-match', { name: file.name }));
-    show(fileResult!, 'match', message(root, 'match', { name: file.name }));
+    show(fileResult!, 'match', message(root, credentialed ? 'credentialed-match' : 'match', { name: file.name }));
   }
 
   input.addEventListener('change', () => {

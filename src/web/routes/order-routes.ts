@@ -12,6 +12,10 @@ import {
 } from '../../domain/orders/index.js';
 import { getOrderHistory } from '../../domain/history/order-history.service.js';
 import { latestEvidenceRequestNote } from '../../domain/review/index.js';
+import { findOrderCertificate } from '../../domain/certificates/index.js';
+import { attachmentDisposition, openCredentialedFile } from '../../domain/content-credentials/credentialed-file.js';
+import { ApiError } from '../../domain/errors.js';
+import { translate } from '../../i18n/index.js';
 import { requireSession, sessionOf } from '../guards.js';
 import { sendNotFound, sendPage } from '../respond.js';
 import { orderPage } from '../views/order-page.js';
@@ -63,7 +67,32 @@ export function orderRoutes(deps: WebDeps): FastifyPluginAsync {
       const history = principal.isAdmin ? (await getOrderHistory(deps.db, principal, order.order_id))?.events : undefined;
       // Ask for evidence: the reviewer's note is shown to the customer while the order waits for them.
       const evidenceRequest = order.order_state === 'Action Required' ? await latestEvidenceRequestNote(deps.db, order.order_id) : null;
-      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1', evidenceRequest, ...(history ? { history } : {}) }));
+      // Revoked certificates hand out no credentialed file (the link is offered only while it can be had).
+      const certificate = order.order_state === 'Human Certified' ? await findOrderCertificate(deps.db, principal, order.order_id) : null;
+      const contentCredentials = certificate && !certificate.revoked_at ? certificate.content_credentials : null;
+      return sendPage(reply, orderPage(req.web, order, { responded: req.query.responded === '1', evidenceRequest, contentCredentials, ...(history ? { history } : {}) }));
+    });
+
+    // "Download with Content Credentials": the file of GET /v1/orders/{id}/certificate/file, for the signed-in user.
+    app.get<{ Params: { orderId: string } }>('/orders/:orderId/certificate/file', async (req, reply) => {
+      const principal = principalOf(sessionOf(req));
+      try {
+        const file = await openCredentialedFile(deps.db, deps.storage, principal, req.params.orderId);
+        return reply
+          .header('Cache-Control', 'no-store')
+          .header('Content-Disposition', attachmentDisposition(file.fileName))
+          .header('Content-Length', String(file.size))
+          .header('X-Content-Type-Options', 'nosniff')
+          .type(file.mediaType)
+          .send(file.body);
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode === 404) return sendNotFound(req.web, reply);
+        if (err instanceof ApiError) {
+          for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+          return reply.code(err.statusCode).type('text/plain; charset=utf-8').send(translate(req.web.lang, err.messageKey, err.vars));
+        }
+        throw err;
+      }
     });
   };
 }

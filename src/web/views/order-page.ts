@@ -110,7 +110,7 @@ export function annotationList(ctx: WebContext, o: OrderT): SafeHtml {
 export function orderPage(
   ctx: WebContext,
   o: OrderT,
-  options: { responded?: boolean; history?: readonly OrderHistoryEventT[]; evidenceRequest?: string | null } = {},
+  options: { responded?: boolean; history?: readonly OrderHistoryEventT[]; evidenceRequest?: string | null; contentCredentials?: 'pending' | 'ready' | 'unsupported' | null } = {},
 ): SafeHtml {
   const t = ctx.t;
   const annotations = o.annotations ?? [];
@@ -128,6 +128,7 @@ export function orderPage(
       ${liveStatus(ctx, o, options.responded ?? false)}
       ${options.evidenceRequest ? html`<section class="panel" data-evidence-request><p><strong>${t('web.order.evidence_requested')}</strong></p><blockquote class="note">${options.evidenceRequest}</blockquote></section>` : ''}
       ${responseForm(ctx, o)}
+      ${options.contentCredentials === 'ready' ? html`<p data-content-credentials><a class="button" href="/orders/${encodeURIComponent(o.order_id)}/certificate/file" download>${t('web.order.download_content_credentials')}</a></p>` : ''}
       <div class="order-layout">
         <div class="order-visual">
           ${section('preview-title', t('web.order.preview'), preview)}

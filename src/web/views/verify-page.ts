@@ -9,6 +9,7 @@ import { html, SafeHtml } from '../html.js';
 import type { WebContext } from '../web-context.js';
 import { timeElement } from './format.js';
 import { copyButton, page } from './layout.js';
+import { c2paReaderAttributes } from './verify-file-page.js';
 
 export interface VerifyPageModel {
   row: CertificateRow;
@@ -23,6 +24,10 @@ export interface VerifyPageModel {
 
 /** Same-origin paths the page's own image and script use (the CSP allows only this origin). */
 const JWKS_PATH = '/.well-known/jwks.json';
+/** The transparency log's verifier key (DECISIONS 14), same origin. */
+const LOG_KEY_PATH = '/log/key';
+/** The log check's failure reasons the script names (src/web/client/verify.ts). */
+const LOG_FAILURES = ['missing', 'signature', 'inclusion', 'entry', 'malformed', 'unavailable', 'unsupported'] as const;
 const badgePath = (id: string) => `/verify/${id}/badge.svg`;
 
 /** The HTML other sites paste to show the badge, linking to this page. */
@@ -55,6 +60,14 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
     'data-msg-mismatch': t('web.verify.file_mismatch'),
     'data-msg-unverified': t('web.verify.file_unverified'),
     'data-msg-revoked-match': t('web.verify.file_revoked'),
+    'data-msg-reading-credentials': t('web.verify.file_reading_credentials'),
+    'data-msg-credentialed-match': t('web.verify.file_credentialed_match'),
+    'data-msg-credentialed-altered': t('web.verify.file_credentialed_altered'),
+    'data-msg-log-included': t('web.verify.log_included'),
+    'data-msg-log-revocation': t('web.verify.log_revocation'),
+    'data-msg-log-pending': t('web.verify.log_pending'),
+    'data-msg-log-failed': t('web.verify.log_failed'),
+    ...Object.fromEntries(LOG_FAILURES.map((reason) => [`data-msg-log-reason-${reason}`, t(`web.verify.log_reason.${reason}`)])),
   };
   const messageAttributes = html`${Object.entries(messages).map(([name, value]) => html` ${new SafeHtml(name)}="${value}"`)}`;
   return page(ctx, {
@@ -77,11 +90,14 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
   data-certificate-id="${row.certificate_id}"
   data-certificate-url="/v1/certificates/${row.certificate_id}"
   data-jwks-url="${JWKS_PATH}"
-  data-issuer="${model.issuer}"${messageAttributes}>
+  data-log-key-url="${LOG_KEY_PATH}"
+  data-issuer="${model.issuer}"${c2paReaderAttributes()}${messageAttributes}>
   <h2>${t('web.verify.signature_heading')}</h2>
   <p id="signature-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.signature_checking')}</p>
+  <h2>${t('web.verify.log_heading')}</h2>
+  <p id="log-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.log_checking')}</p>
   <h2>${t('web.verify.file_heading')}</h2>
-  <p class="muted">${t('web.verify.file_help')}</p>
+  <p class="muted">${t('web.verify.file_help')} <a href="/verify">${t('web.verify.check_any_file')}</a></p>
   <div class="drop-zone" id="drop-zone">
     <label for="file-to-check">${t('web.verify.file_label')}</label>
     <input type="file" id="file-to-check" name="file">

@@ -5,17 +5,23 @@
  * (one line per failure), exit codes in exit-codes.ts.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, openAsBlob } from 'node:fs';
-import { access, constants } from 'node:fs/promises';
+import { createReadStream, openAsBlob, readFileSync } from 'node:fs';
+import { access, constants, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { Certdesk } from '../client.js';
 import { verifyCertificate } from '../certificate.js';
+import { ConflictError } from '../errors.js';
+import { LogResource } from '../log-resource.js';
+import { describeCheckpoint, type Checkpoint } from '../tlog/checkpoint.js';
+import type { CertificateLogStatus } from '../tlog/certificate-log.js';
+import { toBase64 } from '../tlog/bytes.js';
 import type { Order, OrderPreview, WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../types.js';
-import { loadCredentials, saveCredentials } from './config.js';
+import { loadBaseUrl, loadCredentials, saveCredentials } from './config.js';
 import { CliFailure, EXIT, exitCodeOf, failureLine } from './exit-codes.js';
 import { chooseFormat, JsonTextWriter, printObject, RowWriter, type Column, type Format } from './output.js';
 import { readSecret } from './secret.js';
+import { verifyFile } from './verify-file.js';
 
 const FINAL_STATES = new Set(['Human Certified', 'Reviewed', 'Failed', 'Unsupported File']);
 
@@ -50,6 +56,17 @@ function progressLine(message: string): void {
 function endProgress(): void {
   if (progressShown) process.stderr.write('\n');
   progressShown = false;
+}
+
+function checkpointJson(checkpoint: Checkpoint): Record<string, unknown> {
+  return { origin: checkpoint.origin, size: checkpoint.size, root_hash: toBase64(checkpoint.rootHash), checkpoint: checkpoint.note };
+}
+
+/** The log check's outcome in words (the index is 0-based, as in the tiles). */
+function logSentence(status: CertificateLogStatus): string {
+  if (status.status === 'pending') return `not yet in the transparency log (issued ${Math.round(status.issuedAgoMs / 1000)} s ago; it is sequenced within seconds)`;
+  const revoked = status.revoked ? `, revoked at entry ${status.revoked.index}` : status.revocationPending ? ', its revocation not yet logged' : '';
+  return `in the transparency log ${status.origin} at entry ${status.issued.index} (0-based), proven against its signed checkpoint (tree size ${status.issued.checkpoint.size})${revoked}`;
 }
 
 function formatOf(flags: FormatFlags, machineDefault: Format): Format {
@@ -125,6 +142,37 @@ async function waitForOrder(client: Certdesk, orderId: string, intervalMs: numbe
     progress(`${orderId}: ${order.order_state}`);
     if (FINAL_STATES.has(order.order_state) || order.order_state === 'Action Required') return order;
     await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** How long `certificate --download` waits for a credentialed file still being made (the service makes it within 60 s). */
+const DOWNLOAD_WAIT_MS = 120_000;
+
+/**
+ * Downloads the order's credentialed file to `file` (written beside it, then renamed: never a half file
+ * under that name), waiting while the service answers 409 with Retry-After (the file is being made).
+ */
+async function downloadCertificateFile(client: Certdesk, orderId: string, file: string): Promise<number> {
+  const deadline = Date.now() + DOWNLOAD_WAIT_MS;
+  for (;;) {
+    try {
+      const blob = await client.orders.certificateFile(orderId);
+      const partial = `${file}.part`;
+      try {
+        await writeFile(partial, new Uint8Array(await blob.arrayBuffer()));
+        await rename(partial, file);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+      return blob.size;
+    } catch (error) {
+      // 409 without Retry-After: the format cannot carry Content Credentials; with it: not made yet.
+      const wait = error instanceof ConflictError ? error.retryAfterMs : null;
+      if (wait === null || Date.now() + wait > deadline) throw error;
+      progress(`${orderId}: the credentialed file is being made, asking again in ${Math.ceil(wait / 1000)} s`);
+      await new Promise((r) => setTimeout(r, Math.max(wait, 250)));
+    }
   }
 }
 
@@ -287,14 +335,20 @@ export function program(): Command {
     cli
       .command('certificate')
       .argument('<order_id>', 'order id')
-      .option('--verify <file>', 'also check the signature offline against the JWKS and that FILE is the certified file (exit 9 otherwise)')
+      .option('--verify <file>', 'also check the signature offline against the JWKS, that FILE is the certified file, and that the certificate is in the transparency log (exit 9 otherwise)')
+      .option('--log-key <key>', "the transparency log's verifier key (default: the one the service publishes at /log/key)")
+      .option('--download <path>', 'also save the file with the certificate embedded as Content Credentials (C2PA) to PATH (waits while it is being made)')
       .description('the certificate of an order'),
     false,
-  ).action(async (orderId: string, opts: FormatFlags & { verify?: string }) => {
+  ).action(async (orderId: string, opts: FormatFlags & { verify?: string; logKey?: string; download?: string }) => {
     const client = clientFromEnvironment();
     if (opts.verify) await assertReadable([opts.verify]);
     const certificate = await client.orders.certificate(orderId);
     await printObject(process.stdout, formatOf(opts, 'json'), certificate);
+    if (opts.download) {
+      const size = await downloadCertificateFile(client, orderId, opts.download);
+      progressLine(`saved the credentialed file to ${opts.download} (${size} bytes)`);
+    }
     if (opts.verify) {
       const jwks = await client.certificates.jwks();
       try {
@@ -304,9 +358,97 @@ export function program(): Command {
       }
       const digest = await sha256OfFile(opts.verify);
       if (digest !== certificate.asset_sha256) throw new CliFailure(`${opts.verify} is not the certified file (sha256 ${digest}, certified ${certificate.asset_sha256})`, EXIT.verification);
+      // The log check: the key from /log/key unless given, the proof from the certificate itself.
+      const { transparencyLog } = await verifyCertificate(certificate.jws, jwks as Parameters<typeof verifyCertificate>[1], {
+        baseUrl: client.options.baseUrl,
+        transparencyLog: certificate.transparency_log,
+        revokedAt: certificate.revoked_at ?? null,
+        fetch: client.options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+        ...(opts.logKey ? { logKey: opts.logKey } : {}),
+      });
       if (certificate.status !== 'valid') throw new CliFailure(`the certificate was revoked: ${certificate.revocation_reason ?? ''}`, EXIT.verification);
-      process.stderr.write(`verified: signature valid, ${opts.verify} is the certified file\n`);
+      process.stderr.write(`verified: signature valid, ${opts.verify} is the certified file; ${logSentence(transparencyLog!)}\n`);
     }
+  });
+
+  withFormats(
+    cli
+      .command('verify')
+      .argument('<file>', 'an image file')
+      .description("read a file's Content Credentials (C2PA) and check its certdesk certificate: intact file, certdesk's signature, the certificate's JWS, its transparency-log proof and its live status (exit 0 only when all hold, 9 otherwise)")
+      .option('--base-url <url>', 'the certdesk API base URL (default: CERTDESK_BASE_URL or the one `login` stored; no credentials needed)')
+      .option('--trust-anchors <pem>', "a PEM file of C2PA trust anchors to use instead of the service's /.well-known/c2pa-trust-anchors.pem")
+      .option('--log-key <key>', "the transparency log's verifier key (default: the one the service publishes at /log/key)"),
+    false,
+  ).action(async (file: string, opts: FormatFlags & { baseUrl?: string; trustAnchors?: string; logKey?: string }) => {
+    const { report, failure } = await verifyFile(file, {
+      baseUrl: opts.baseUrl ?? loadBaseUrl(),
+      ...(opts.logKey ? { logKey: opts.logKey } : {}),
+      ...(opts.trustAnchors ? { trustAnchorsPem: await readFile(opts.trustAnchors, 'utf8') } : {}),
+      ...(process.env.CERTDESK_TIMEOUT_MS ? { timeoutMs: Number(process.env.CERTDESK_TIMEOUT_MS) } : {}),
+      onRetry: ({ attempt, delayMs, reason }) => progress(`retry ${attempt} in ${delayMs} ms: ${reason}`),
+    });
+    endProgress();
+    await printObject(process.stdout, formatOf(opts, 'json'), report);
+    if (failure) throw new CliFailure(failure, EXIT.verification);
+    progressLine(`verified: ${file} is intact, certified by ${report.organization ?? 'unknown'} (certificate ${report.certificate_id}, valid)`);
+  });
+
+  const log = requireSubcommand(cli.command('log')).description("the service's public transparency log, verified here (no credentials needed)");
+  const logOptions = (command: Command): Command =>
+    command
+      .option('--log-key <key>', "the log's verifier key (default: the one the service publishes at /log/key; pin it for real monitoring)")
+      .option('--base-url <url>', 'the service (default: CERTDESK_BASE_URL or the login)');
+  const logOf = (opts: { baseUrl?: string }): LogResource => new LogResource(opts.baseUrl ?? loadBaseUrl());
+
+  log
+    .command('key')
+    .description("the log's verifier key as the service publishes it")
+    .option('--base-url <url>', 'the service (default: CERTDESK_BASE_URL or the login)')
+    .action(async (opts: { baseUrl?: string }) => {
+    process.stdout.write(`${await logOf(opts).key()}\n`);
+  });
+
+  withFormats(
+    logOptions(log.command('checkpoint').description('the current checkpoint, its signature verified (the signed note as served: keep it for `log consistency`)')),
+    false,
+  ).action(async (opts: FormatFlags & { logKey?: string; baseUrl?: string }) => {
+    const checkpoint = await logOf(opts).checkpoint(opts.logKey);
+    if (opts.json) await printObject(process.stdout, 'json', checkpointJson(checkpoint));
+    else process.stdout.write(checkpoint.note);
+    progressLine(`verified: ${describeCheckpoint(checkpoint)}`);
+  });
+
+  withFormats(
+    logOptions(
+      log
+        .command('consistency')
+        .argument('<old_checkpoint_file>', 'a checkpoint kept earlier (the signed note, as `log checkpoint` prints it)')
+        .description('prove the log grew from OLD_CHECKPOINT_FILE without rewriting anything; prints the current checkpoint (exit 9 on any inconsistency)'),
+    ),
+    false,
+  ).action(async (file: string, opts: FormatFlags & { logKey?: string; baseUrl?: string }) => {
+    let old: string;
+    try {
+      old = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new CliFailure(`cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
+    }
+    const result = await logOf(opts).consistency(old, opts.logKey);
+    if (opts.json) await printObject(process.stdout, 'json', { old_size: result.old.size, consistency_proof: result.proof, ...checkpointJson(result.current) });
+    else process.stdout.write(result.current.note);
+    progressLine(`consistent: the log grew from ${result.old.size} to ${result.current.size} entries without rewriting any`);
+  });
+
+  withFormats(
+    logOptions(log.command('audit').description('fetch every entry bundle and tile, recompute the whole tree and compare it with the signed checkpoint (exit 9 on any disagreement)')),
+    false,
+  ).action(async (opts: FormatFlags & { logKey?: string; baseUrl?: string }) => {
+    const report = await logOf(opts).audit(opts.logKey, { onEntry: (index) => (index % 1024 === 0 ? progress(`audited ${index} entries`) : undefined) });
+    const json = { entries: report.entries, issued: report.issued, revoked: report.revoked, tiles_fetched: report.tilesFetched, bundles_fetched: report.bundlesFetched, ...checkpointJson(report.checkpoint) };
+    if (opts.json) await printObject(process.stdout, 'json', json);
+    else process.stdout.write(`audited ${report.entries} entries (${report.issued} issued, ${report.revoked} revoked) against ${describeCheckpoint(report.checkpoint)}\n`);
+    endProgress();
   });
 
   withFormats(requireSubcommand(cli.command('projects').description('projects')).command('list').description('the projects the client sees')).action(async (opts: FormatFlags) => {

@@ -41,6 +41,21 @@ export function loadCredentials(env: NodeJS.ProcessEnv = process.env): Credentia
   return merged as Credentials;
 }
 
+/**
+ * The service's base URL alone, for the public routes (the transparency log): `CERTDESK_BASE_URL`, else the
+ * credentials file's; no client id or secret needed.
+ */
+export function loadBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CERTDESK_BASE_URL) return env.CERTDESK_BASE_URL;
+  try {
+    const stored = JSON.parse(readFileSync(credentialsFile(env), 'utf8')) as Partial<Credentials>;
+    if (stored.baseUrl) return stored.baseUrl;
+  } catch {
+    // no file: said below
+  }
+  throw new MissingCredentialsError('no base URL: set CERTDESK_BASE_URL, pass --base-url, or run `certdesk-client login`');
+}
+
 /** Writes the credentials file, readable by its owner only (0600, the directory 0700). */
 export function saveCredentials(credentials: Credentials, env: NodeJS.ProcessEnv = process.env): string {
   const dir = configDir(env);
@@ -50,3 +65,4 @@ export function saveCredentials(credentials: Credentials, env: NodeJS.ProcessEnv
   chmodSync(file, 0o600); // an existing file keeps its mode on write
   return file;
 }
+

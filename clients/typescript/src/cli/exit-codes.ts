@@ -3,10 +3,12 @@
  * 0 success · 1 unexpected failure · 2 usage or missing credentials · 3 authentication refused (401,
  * invalid client) · 4 permission denied (403) · 5 not found (404) · 6 request refused (400, 409, 413,
  * 422) · 7 server busy or failing after retries (429, 5xx) · 8 no answer (connection lost, timeout) ·
- * 9 verification failed (certificate signature or file hash) · 10 `--wait` ended in a state that is not
+ * 9 verification failed (certificate signature or file hash, the transparency log's signature, proofs or
+ * consistency, a certificate missing from the log) · 10 `--wait` ended in a state that is not
  * `Human Certified` or `Reviewed`.
  */
 import { CertdeskConnectionError, CertdeskError } from '../errors.js';
+import { TransparencyLogError } from '../tlog/errors.js';
 import { MissingCredentialsError } from './config.js';
 
 export const EXIT = {
@@ -32,6 +34,7 @@ export class CliFailure extends Error {
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CliFailure) return error.exitCode;
   if (error instanceof MissingCredentialsError) return EXIT.usage;
+  if (error instanceof TransparencyLogError) return error.reason === 'unavailable' ? EXIT.connection : EXIT.verification;
   if (error instanceof CertdeskConnectionError) return EXIT.connection;
   if (error instanceof CertdeskError) {
     if (error.status === 401) return EXIT.authentication;

@@ -2,6 +2,66 @@
 // Do not edit: run `npm run generate -w @certdesk/client`. A test fails when this file is out of date.
 /* eslint-disable */
 export interface paths {
+    "/log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Log Checkpoint
+         * @description The transparency log's newest signed checkpoint: a C2SP tlog-checkpoint (origin, tree size, base64 RFC 6962 root hash) signed as a C2SP signed-note with the key of `GET /log/key`. Public, CORS open, `Cache-Control: no-cache`; 404 before the log published its first one.
+         */
+        get: operations["get_log_checkpoint_log_checkpoint_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/log/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Log Key
+         * @description The verifier key of the log's checkpoints (C2SP signed-note, Ed25519): `<name>+<8 hex key id>+<base64 of 0x01 || public key>`, the name being the log's origin, followed by a newline. Public, CORS open.
+         */
+        get: operations["get_log_key_log_key_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/log/tile/{tile_path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Log Tile
+         * @description A C2SP tlog-tiles resource: a hash tile `tile/<L>/<N>[.p/<W>]` (height 8: 256 hashes of 32 bytes, or W of a partial tile) or an entry bundle `tile/entries/<N>[.p/<W>]` (each entry a big-endian uint16 length, then its bytes), `<N>` in 3-digit elements all but the last prefixed `x` (`x001/x234/067`); `tile_path` is everything after `/log/tile/`, slashes included. Full tiles `Cache-Control: public, max-age=31536000, immutable`, partial ones `public, max-age=60`. A path that is not a tile path, or a tile that does not exist, is 404.
+         */
+        get: operations["get_log_tile_log_tile__tile_path__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth2/token": {
         parameters: {
             query?: never;
@@ -98,6 +158,26 @@ export interface paths {
          * @description The certificate of a `Human Certified` order; 404 while the order has none, or when the caller may not see the order.
          */
         get: operations["get_order_certificate_v1_orders__order_id__certificate_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orders/{order_id}/certificate/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Order Certificate File
+         * @description The certified asset with Content Credentials: a copy of the file as uploaded with a C2PA manifest embedded that carries the certificate (assertion `org.certdesk.certificate`), signed with the service's C2PA signing certificate (docs/content-credentials.md). Streamed with the asset's media type and `Content-Disposition: attachment` naming the asset. 404 while the order has no certificate (or is not visible); 409 while the file is being made (`Retry-After`) or when the format cannot carry Content Credentials (the detail says so; the certificate object says `content_credentials`); 410 once the certificate is revoked.
+         */
+        get: operations["get_order_certificate_file_v1_orders__order_id__certificate_file_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -374,6 +454,8 @@ export interface components {
              * @description The certificate id (a random UUID; the `jti` claim).
              */
             certificate_id: string;
+            /** @description The credentialed copy of the asset (a C2PA manifest carrying this certificate, embedded in a copy of the file as uploaded): `pending` while it is being made (normally under 60 s after issue), `ready` once `GET /v1/orders/{order_id}/certificate/file` serves it, `unsupported` when the format cannot carry Content Credentials (PSD) or the file's own manifest could not be read safely. */
+            content_credentials: "pending" | "ready" | "unsupported";
             /**
              * Format: date-time
              * @description RFC 3339 UTC time of issue.
@@ -387,6 +469,8 @@ export interface components {
             revoked_at: string | null;
             /** @description `revoked` once revoked (final). */
             status: "valid" | "revoked";
+            /** @description The certificate in the public transparency log (`/log/`): null until its issuance is in a published signed checkpoint (within 2 s, p99), then where its entries are with their inclusion proofs. */
+            transparency_log: components["schemas"]["TransparencyLog"] | null;
             /**
              * Format: uri
              * @description The public page that verifies the certificate: `<public base URL>/verify/<certificate_id>`.
@@ -647,6 +731,8 @@ export interface components {
              * @description The certificate id (a random UUID; the `jti` claim).
              */
             certificate_id: string;
+            /** @description The credentialed copy of the asset (a C2PA manifest carrying this certificate, embedded in a copy of the file as uploaded): `pending` while it is being made (normally under 60 s after issue), `ready` once `GET /v1/orders/{order_id}/certificate/file` serves it, `unsupported` when the format cannot carry Content Credentials (PSD) or the file's own manifest could not be read safely. */
+            content_credentials: "pending" | "ready" | "unsupported";
             /**
              * Format: date-time
              * @description RFC 3339 UTC time of issue.
@@ -658,11 +744,35 @@ export interface components {
             revoked_at: string | null;
             /** @description `revoked` once revoked (final). */
             status: "valid" | "revoked";
+            /** @description The certificate in the public transparency log (`/log/`): null until its issuance is in a published signed checkpoint (within 2 s, p99), then where its entries are with their inclusion proofs. */
+            transparency_log: components["schemas"]["TransparencyLog"] | null;
             /**
              * Format: uri
              * @description The public page that verifies the certificate: `<public base URL>/verify/<certificate_id>`.
              */
             verify_url: string;
+        };
+        /**
+         * TransparencyLog
+         * @description The certificate in the public transparency log (docs/transparency-log.md).
+         */
+        TransparencyLog: {
+            issued: components["schemas"]["TransparencyLogInclusion"];
+            /** @description The log's origin: `<public base URL without scheme>/log`, the first line of its checkpoints and its key name. */
+            origin: string;
+            /** @description The revocation's entry; null while the certificate is valid, and while its revocation is not sequenced yet. */
+            revoked: components["schemas"]["TransparencyLogInclusion"] | null;
+        };
+        /** TransparencyLogInclusion */
+        TransparencyLogInclusion: {
+            /** @description The full signed note (C2SP tlog-checkpoint, signed per C2SP signed-note with the log's Ed25519 key, `GET /log/key`) the proof leads to: the first checkpoint that included the entry. */
+            checkpoint: string;
+            /** @description The exact entry text (UTF-8 JSON, RFC 8785 canonical): `{"at":"<RFC 3339 UTC with milliseconds>","certificate_sha256":"<hex SHA-256 of the compact JWS>","type":"certificate.issued"|"certificate.revoked"}`. Its leaf hash is SHA-256(0x00 || entry). */
+            entry: string;
+            /** @description The RFC 6962 audit path of the entry in the tree of `checkpoint` (base64 hashes, leaf to root). */
+            inclusion_proof: string[];
+            /** @description The entry's index in the log (0-based, as in the tiles). */
+            index: number;
         };
         /** ValidationError */
         ValidationError: {
@@ -824,6 +934,112 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get_log_checkpoint_log_checkpoint_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed checkpoint (UTF-8 text). */
+            200: {
+                headers: {
+                    /** @description `*` */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @description `no-cache` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The log has not published a checkpoint yet. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_log_key_log_key_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verifier key string and a newline. */
+            200: {
+                headers: {
+                    /** @description `*` */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @description `public, max-age=3600` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_log_tile_log_tile__tile_path__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tile path after `/log/tile/` (slashes included), e.g. `0/x001/234.p/17` or `entries/000`. */
+                tile_path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tile or bundle. */
+            200: {
+                headers: {
+                    /** @description `*` */
+                    "Access-Control-Allow-Origin"?: string;
+                    /** @description `public, max-age=31536000, immutable` or `public, max-age=60` */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not a tile path, or no such tile (yet). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     issue_token_oauth2_token_post: {
         parameters: {
             query?: never;
@@ -1333,6 +1549,98 @@ export interface operations {
             };
             /** @description Not found, or not visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_order_certificate_file_v1_orders__order_id__certificate_file_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of human-readable messages (en, fr, de, es, ja). */
+                lang?: string;
+            };
+            path: {
+                /** @description The order id. */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentialed file, streamed. */
+            200: {
+                headers: {
+                    /** @description `attachment` with the asset's name (`filename` and RFC 5987 `filename*`). */
+                    "Content-Disposition"?: string;
+                    /** @description Size of the credentialed file in bytes. */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/tiff": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Missing, invalid or expired access token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The access token does not grant the required scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description Not found, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The file is still being made (with `Retry-After`, 5 s), or the asset cannot carry Content Credentials (the detail says which). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorDetail"];
+                };
+            };
+            /** @description The certificate is revoked: its credentialed file is no longer handed out. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
