@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { HEAP_GROWING_PERCENT, limitHeapGrowth, limitYoungGeneration } from './heap-growth.js';
+import { HEAP_GROWING_PERCENT, limitHeapGrowth, limitYoungGeneration, releaseYoungGeneration, V8_SEMI_SPACE_GROWTH_FACTOR } from './heap-growth.js';
 
 describe('limitHeapGrowth', () => {
   it('sets the growing factor when the command line does not', () => {
@@ -34,12 +34,41 @@ describe('limitYoungGeneration', () => {
     assert.deepEqual(set, ['--semi-space-growth-factor=1']);
   });
 
-  it("leaves a size chosen on the command line alone (an operator's, or a cluster worker's)", () => {
-    for (const arg of ['--max-semi-space-size=4', '--max_semi_space_size=8', '--semi-space-growth-factor=2']) {
+  it("keeps the start small under a maximum chosen on the command line too (an operator's, or a cluster worker's)", () => {
+    for (const arg of ['--max-semi-space-size=4', '--max_semi_space_size=16']) {
+      const set: string[] = [];
+      assert.equal(limitYoungGeneration([arg], (f) => set.push(f)), true, arg);
+      assert.deepEqual(set, ['--semi-space-growth-factor=1']);
+    }
+  });
+
+  it("leaves the operator's own growth factor alone, in either spelling", () => {
+    for (const arg of ['--semi-space-growth-factor=2', '--semi_space_growth_factor=4']) {
       const set: string[] = [];
       assert.equal(limitYoungGeneration([arg], (f) => set.push(f)), false, arg);
       assert.deepEqual(set, []);
     }
+  });
+
+  it("gives V8 its own growth factor back once serving, only if it was taken", () => {
+    const set: string[] = [];
+    releaseYoungGeneration(true, (f) => set.push(f));
+    releaseYoungGeneration(false, (f) => set.push(f));
+    assert.deepEqual(set, [`--semi-space-growth-factor=${V8_SEMI_SPACE_GROWTH_FACTOR}`]);
+  });
+
+  it('lets the new space grow again after release, up to the maximum', () => {
+    const script = `const v8 = require('v8'); v8.setFlagsFromString('--semi-space-growth-factor=1');
+      const churn = () => { const keep = []; for (let i = 0; i < 2e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 50000) keep.length = 0; } };
+      const size = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+      churn(); const pinned = size();
+      v8.setFlagsFromString('--semi-space-growth-factor=${V8_SEMI_SPACE_GROWTH_FACTOR}'); churn();
+      process.stdout.write(JSON.stringify([pinned, size()]));`;
+    const run = spawnSync(process.execPath, ['--max-semi-space-size=16', '-e', script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const [pinned, released] = JSON.parse(run.stdout) as [number, number];
+    assert.ok(pinned <= 4 * 1024 * 1024, `pinned new space ${pinned} bytes`);
+    assert.ok(released > pinned, `released new space ${released} bytes, pinned ${pinned}`);
   });
 
   it('keeps the new space at its starting size through an allocation-heavy start', () => {

@@ -34,18 +34,33 @@ export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, 
 }
 
 /**
- * Keeps V8's young generation at its starting size (1 MB semi-spaces) in a process that was not started
- * with a size of its own (`--max-semi-space-size`, as serve-cluster.ts gives its workers, or
- * `--semi-space-growth-factor`). V8 doubles the semi-spaces up to 16 MB while survival is high, which
- * `serve`'s start (migrations, schema compilation, PGlite's start) always is, and keeps them: 33 MB of
- * new space for 1-8 MB of live objects. The maximum is fixed when the process starts, but the growth factor
- * is read at each growth, so a factor of 1 set first thing keeps the starting size. Measured with one
- * `serve` on the embedded database (bench/hostile.ts probes, docs/benchmarks.md): 315 → 291 MB at the
- * start, 397 → 358 MB at the peak, no slower listings. The price is more scavenges (each well under a millisecond at this size).
- * @returns whether the flag was set here.
+ * Keeps V8's young generation at its starting size (1 MB semi-spaces) while the process starts, unless the
+ * operator chose a growth factor (`--semi-space-growth-factor`). V8 doubles the semi-spaces up to their
+ * maximum while survival is high, which a start always is (migrations checked, schemas compiled, PGlite's
+ * start), and keeps them: 33 MB of new space for 1-8 MB of live objects, in every process. The growth
+ * factor is read at each growth, so a factor of 1 set first thing keeps the starting size.
+ *
+ * Once the process serves, releaseYoungGeneration gives V8 its own factor back, and the young generation
+ * grows only under the allocation that needs it: a listing page allocates about half a megabyte that lives
+ * for its request, and at 32 concurrent requests 1 MB semi-spaces promote much of it before it dies.
+ * Pinned for good, the young generation cost the listing about a quarter of its speed (issue 29: 315-340
+ * against 431-467 req/s with 16 MB; docs/benchmarks.md, "Memory settings"). The maximum a worker may grow
+ * to is serve-cluster.ts's WORKER_SEMI_SPACE_MB (or the operator's `--max-semi-space-size`).
+ * @returns whether the flag was set here (and so whether releaseYoungGeneration should undo it).
  */
 export function limitYoungGeneration(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = v8.setFlagsFromString): boolean {
-  if (execArgv.some((arg) => /^--(max[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor)\b/.test(arg))) return false;
+  if (execArgv.some((arg) => /^--semi[-_]space[-_]growth[-_]factor\b/.test(arg))) return false;
   setFlags('--semi-space-growth-factor=1');
   return true;
+}
+
+/** V8's own semi-space growth factor, restored by releaseYoungGeneration. */
+export const V8_SEMI_SPACE_GROWTH_FACTOR = 2;
+
+/**
+ * Lets the young generation grow again (V8's own factor) once the process has started: call it when the
+ * server listens, with what limitYoungGeneration returned.
+ */
+export function releaseYoungGeneration(limited: boolean, setFlags: (flags: string) => void = v8.setFlagsFromString): void {
+  if (limited) setFlags(`--semi-space-growth-factor=${V8_SEMI_SPACE_GROWTH_FACTOR}`);
 }

@@ -37,6 +37,8 @@ import type { DeliverySchedule } from '../domain/webhooks/delivery.js';
 import { WebhookSender } from '../integrations/webhook-sender/webhook-sender.js';
 import { countJobs } from '../jobs/job.repository.js';
 import { countWebhookBacklog } from '../domain/webhooks/webhook.repository.js';
+import { sampleDocumentDrift } from '../domain/orders/order-documents.service.js';
+
 import { clusterMetricsRenderer } from '../cluster/cluster-metrics.js';
 import { isClusterWorker } from '../cluster/serve-cluster.js';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
@@ -58,6 +60,9 @@ import { ensureC2paSigner, type C2paSigner } from '../domain/content-credentials
 import { serviceVersion } from '../paths.js';
 import { openTransparencyLog, type TransparencyLog } from '../domain/transparency-log/index.js';
 import { LOG_TILE_CACHE_BYTES, LogTileCache } from '../http/log-tile-cache.js';
+
+/** Stored order documents checked against the renderer at each /metrics scrape (a few ms of CPU). */
+const DRIFT_SAMPLE_ORDERS = 50;
 
 /** What a caller may bring instead of the configured default (tests, benchmarks). */
 export interface ServiceInput {
@@ -157,6 +162,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   ownMetrics.observeDatabase(database);
   ownMetrics.observeJobQueue(() => countJobs(db));
   ownMetrics.observeWebhooks(() => countWebhookBacklog(db));
+  ownMetrics.observeDocumentDrift(() => sampleDocumentDrift(db, DRIFT_SAMPLE_ORDERS));
   // In a `serve --workers N` worker, /metrics shows the whole cluster (summed by the primary).
   const metrics: ServiceMetrics = isClusterWorker() ? { ...ownMetrics, render: clusterMetricsRenderer(ownMetrics.registry) } : ownMetrics;
   const oauth = await startOAuthServices({ db, config, log, limiter: limiters.tokenEndpoint, tuning: input.oauth });

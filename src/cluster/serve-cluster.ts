@@ -48,20 +48,21 @@ export function workerCount(requested: number | undefined, embedded: boolean): {
   return { workers: Math.max(1, requested ?? os.availableParallelism()), notice: null };
 }
 
-/** Each worker's V8 semi-space at most, in MB (its young generation is about three of them). */
-export const WORKER_SEMI_SPACE_MB = 4;
+/** Each worker's V8 semi-space at most, in MB (its young generation is about three of them): V8's own 64-bit maximum. */
+export const WORKER_SEMI_SPACE_MB = 16;
 
 /**
- * The node flags a worker starts with: the primary's, plus a young generation capped at
+ * The node flags a worker starts with: the primary's, plus a young generation of at most
  * WORKER_SEMI_SPACE_MB unless the operator chose a size (`node --max-semi-space-size=N bin/certdesk serve`).
  *
- * V8 grows each semi-space up to 16 MB on a 64-bit machine, and a worker reached that during its start
- * (migrations checked, schemas compiled) and kept it: 33 MB of new space holding 1-8 MB of live objects,
- * in every worker. Measured with bench/hostile.ts (`serve --workers 2` on PostgreSQL, docs/benchmarks.md):
- * the process tree started at 336 MB and peaked at 417 MB with the default, at 295 and 366 MB with 4 MB.
- * A smaller young generation means more frequent scavenges; 4 MB (a new space of ~8 MB) still holds the
- * half megabyte a listing page allocates many times over. The flag has to be on the command line: V8
- * sizes the young generation when the process starts.
+ * The size is a maximum, not what a worker holds: each worker keeps the starting 1 MB semi-spaces through
+ * its start (heap-growth.ts limitYoungGeneration; a start grew them to the maximum and kept them) and lets
+ * them grow only once it serves, under load that needs them. Chosen with the listing and the hostile-file
+ * benchmarks side by side (docs/benchmarks.md, "Memory settings"): a cap of 4 MB held the tree's peak
+ * under the hostile files at 366-372 MB but cost a listing of full pages about a quarter of its speed
+ * (server CPU per request 2.8 against 1.4-2.1 ms in alternating runs); with 16 MB, grown only when
+ * serving, the hostile-file peak stayed under its 400 MB goal. The flag has to be on the command line:
+ * V8 sizes the young generation's reservation when the process starts.
  */
 export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
   if (execArgv.some((arg) => /^--max[-_]semi[-_]space[-_]size\b/.test(arg))) return [...execArgv];

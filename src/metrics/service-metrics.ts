@@ -44,6 +44,11 @@ export interface ServiceMetrics {
   recordWebhookDropped(reason: string): void;
   /** Reads the deliveries pending and the endpoints disabled at every scrape (a failed read leaves the gauges out). */
   observeWebhooks(read: () => Promise<WebhookBacklog>): void;
+  /**
+   * Reads a random sample of stored order documents checked against the renderer at every scrape
+   * (src/domain/orders/order-documents.service.ts): how many were sampled and how many differ.
+   */
+  observeDocumentDrift(read: () => Promise<{ sampled: number; drifted: number }>): void;
   /** The exposition text and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -220,6 +225,27 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     },
   });
 
+  let readDocumentDrift: (() => Promise<{ sampled: number; drifted: number }>) | null = null;
+  new Gauge({
+    name: 'certdesk_order_documents_drifted',
+    help: 'Of a random sample of stored order documents read at this scrape, how many differ from what the renderer makes of their order (should be 0; repair: certdesk orders rerender --all), and how many were sampled.',
+    labelNames: ['figure'] as const,
+    registers: [registry],
+    aggregator: 'max', // every process samples the same table
+    async collect() {
+      if (!readDocumentDrift) return;
+      let sample: { sampled: number; drifted: number };
+      try {
+        sample = await readDocumentDrift();
+      } catch {
+        this.reset(); // database down: certdesk_db_up says so
+        return;
+      }
+      this.set({ figure: 'drifted' }, sample.drifted);
+      this.set({ figure: 'sampled' }, sample.sampled);
+    },
+  });
+
   let database: DatabaseHandle | null = null;
   new Gauge({
     name: 'certdesk_db_pool_connections',
@@ -289,6 +315,9 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
     recordWebhookDropped: (reason) => webhookDropped.inc({ reason }),
     observeWebhooks(read) {
       readWebhooks = read;
+    },
+    observeDocumentDrift(read) {
+      readDocumentDrift = read;
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -128,6 +128,17 @@ for (const database of CLI_DATABASES) describe(`certdesk operator commands (end 
     assert.equal(imported.code, 0, imported.stderr);
     assert.equal(JSON.parse(imported.stdout).orders, 300);
     expectOneLineError(await certdesk(['import', '--org', ORG, '-'], generated.stdout), /^certdesk: line 1: order_id: duplicate order id "gen5-000000"/);
+    // The import wrote the renderer's documents: a repair finds nothing to rewrite, for all or for one.
+    const rerendered = await certdesk(['orders', 'rerender', '--all', '--json']);
+    assert.equal(rerendered.code, 0, rerendered.stderr);
+    const all = JSON.parse(rerendered.stdout) as { checked: number; rewritten: number };
+    assert.ok(all.checked >= 300, String(all.checked));
+    assert.equal(all.rewritten, 0);
+    const one = await certdesk(['orders', 'rerender', 'gen5-000000']);
+    assert.equal(one.stdout, '1 order checked, 0 rewritten\n');
+    expectOneLineError(await certdesk(['orders', 'rerender']), /^certdesk: give either an ORDER_ID or --all\n$/);
+    expectOneLineError(await certdesk(['orders', 'rerender', 'gen5-000000', '--all']), /^certdesk: give either an ORDER_ID or --all\n$/);
+    expectOneLineError(await certdesk(['orders', 'rerender', 'no-such-order']), /^certdesk: order no-such-order does not exist\n$/);
     const file = path.join(dir, 'bad.ndjson');
     const bad = lines(generated.stdout).map((l) => l.replace('gen5-', 'new5-'));
     bad[150] = bad[150]!.replace(/"order_state":"[^"]+"/, '"order_state":"Done"');

@@ -126,6 +126,29 @@ describe('/metrics', () => {
     assert.match(body, /certdesk_job_duration_seconds_bucket\{le="300",kind="analyze_order",outcome="done"\} 1/);
     await sql`DELETE FROM jobs`.execute(database.db);
   });
+
+  it('samples stored order documents against the renderer at each scrape: 0 drifted, until one is changed behind its back', async () => {
+    const services = await createServices({ config: { ...apiTestConfig(dir), metricsEnabled: true }, database, metrics: createServiceMetrics({ processMetrics: false }) });
+    const app = await buildServer(services);
+    apps.push(app);
+    app.addHook('onClose', () => services.close());
+    const scrape = async () => {
+      const body = (await app.inject({ url: '/metrics' })).body;
+      const value = (figure: string) => Number(body.match(new RegExp(`^certdesk_order_documents_drifted\\{figure="${figure}"\\} (\\S+)$`, 'm'))?.[1]);
+      return { sampled: value('sampled'), drifted: value('drifted') };
+    };
+    const orders = (await database.db.selectFrom('orders').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n;
+    assert.ok(orders > 0 && orders <= 50, `the fixture's ${orders} orders fit in one sample`);
+    assert.deepEqual(await scrape(), { sampled: orders, drifted: 0 });
+    const { order_id: id, doc } = await database.db.selectFrom('orders').select(['order_id', sql<string>`doc::text`.as('doc')]).orderBy('order_id').executeTakeFirstOrThrow();
+    await sql`UPDATE orders SET doc = jsonb_set(doc::jsonb, '{tags}', '["by hand"]')::json WHERE order_id = ${id}`.execute(database.db);
+    try {
+      assert.deepEqual(await scrape(), { sampled: orders, drifted: 1 });
+    } finally {
+      await sql`UPDATE orders SET doc = ${doc}::json WHERE order_id = ${id}`.execute(database.db);
+    }
+    assert.deepEqual(await scrape(), { sampled: orders, drifted: 0 });
+  });
 });
 
 // The temporary object storage folders this file made (test/helpers/fixtures.ts).

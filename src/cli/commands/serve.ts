@@ -8,7 +8,7 @@ import { migrate } from '../../storage/migrate.js';
 import { configFrom, openConfiguredDatabase, UsageError } from '../context.js';
 import type { SeedReport } from '../../domain/seed/seed.js';
 import { isClusterWorker, reportListening, runClusterPrimary, workerCount } from '../../cluster/serve-cluster.js';
-import { limitHeapGrowth, limitYoungGeneration } from '../../app/heap-growth.js';
+import { limitHeapGrowth, limitYoungGeneration, releaseYoungGeneration } from '../../app/heap-growth.js';
 import type { Services } from '../../app/services.js';
 import { StartupUndo } from '../startup-undo.js';
 
@@ -50,7 +50,8 @@ export function registerServe(program: Command): void {
     .option('--workers <n>', 'worker processes sharing the port (default: the number of CPUs; always 1 with the embedded database)', parseWorkers)
     .action(async (opts: { demo?: boolean; workers?: number }, command: Command) => {
       limitHeapGrowth();
-      limitYoungGeneration(); // a cluster worker has its size on its command line (serve-cluster.ts)
+      // Small while starting, free to grow once serving (heap-growth.ts); a worker's maximum is on its command line.
+      const youngLimited = limitYoungGeneration();
       const config = configFrom(command);
       if (opts.demo && config.env === 'production') throw new UsageError('serve --demo loads public demo credentials and is refused when CERTDESK_ENV=production');
       const worker = isClusterWorker();
@@ -139,6 +140,7 @@ export function registerServe(program: Command): void {
         await undo.run();
         throw err;
       }
+      releaseYoungGeneration(youngLimited);
       // Background jobs (analysis, cleanup) run here too unless WORKER_CONCURRENCY=0 leaves them to `certdesk worker`
       // (in a cluster, in every worker process: jobs are leased, so copies never run one job twice at once).
       // Only once the port is ours: a serve that cannot listen must not live on as a worker nobody counts.

@@ -138,7 +138,23 @@ function analysisLine(line: OrderAnalysisLineT): OrderAnalysisLineT {
   return { analysis_type: line.analysis_type, analysis_passed: line.analysis_passed };
 }
 
-/** Call checkOrderRules first: this assumes a valid order. */
+/** A document the renderer cannot make (a field of the contract's shape has no value): a bug, never stored. */
+export class OrderRenderError extends Error {
+  override name = 'OrderRenderError';
+  constructor(orderId: unknown, field: string) {
+    super(`order ${String(orderId)}: cannot render its document, ${field} has no value`);
+  }
+}
+
+/**
+ * Refuses a document with a field left undefined: JSON.stringify would drop the key, and a listing would
+ * serve an order without it. The write that asked for the rendering fails instead (its transaction with it).
+ */
+function assertRendered(orderId: unknown, fields: Record<string, unknown>): void {
+  for (const key in fields) if (fields[key] === undefined) throw new OrderRenderError(orderId, key);
+}
+
+/** Call checkOrderRules first: this assumes a valid order. @throws OrderRenderError for a field without a value. */
 export function toOrderRow(organizationId: string, input: OrderInputT): OrderRow {
   const creationTime = normalizeTimestamp(input.creation_time) as string;
   const reviewTimestamp = input.review_timestamp ? normalizeTimestamp(input.review_timestamp) : null;
@@ -172,6 +188,8 @@ export function toOrderRow(organizationId: string, input: OrderInputT): OrderRow
     analysis_list: analysisList,
     tags,
   };
+  assertRendered(input.order_id, doc);
+  for (const line of analysisList) assertRendered(input.order_id, line);
   return {
     order_id: input.order_id,
     organization_id: organizationId,

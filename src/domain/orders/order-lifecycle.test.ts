@@ -18,6 +18,7 @@ import { toOrderRow } from './order-document.js';
 import { listOrderEvents } from './order-lifecycle.repository.js';
 import { changeOrder, changeOrderIn, createOrder, OrderNotFoundError } from './order-lifecycle.service.js';
 import { recountOrderCounters, upsertOrders } from './order.repository.js';
+import { checkDocuments } from './order-documents.service.js';
 
 const ALLOWED = new Set([
   'In Progress>Unsupported File',
@@ -175,6 +176,8 @@ for (const target of databaseTargets()) {
             assert.equal(row.order_state, state);
           }
           assert.equal(results.filter((r) => r.status === 'fulfilled').length, (await Promise.all(ids.map((id) => listOrderEvents(handle.db, id)))).flat().length);
+          // Each order's stored documents are the renderer's for its final row, whatever order the moves ran in.
+          assert.deepEqual(await checkDocuments(handle.db, ids), []);
           assert.deepEqual(await handle.db.transaction().execute((trx) => recountOrderCounters(trx, true)), []);
         }),
         { numRuns: 15 },
