@@ -32,4 +32,8 @@ test('the web pages’ policy allows scripts from this origin only', () => {
   assert.deepEqual(scriptPolicyProblems("script-src 'self' 'unsafe-inline'"), ["script-src allows 'unsafe-inline'"]);
   assert.deepEqual(scriptPolicyProblems("img-src 'self'"), ['no script-src (nor default-src) directive']);
   assert.deepEqual(scriptPolicyProblems(undefined), ['no Content-Security-Policy header']);
+  // WebAssembly only where the page is allowed it (the verify pages' C2PA reader).
+  assert.deepEqual(scriptPolicyProblems("script-src 'self' 'wasm-unsafe-eval'"), ["script-src allows 'wasm-unsafe-eval'"]);
+  assert.deepEqual(scriptPolicyProblems("script-src 'self' 'wasm-unsafe-eval'", { wasm: true }), []);
+  assert.deepEqual(scriptPolicyProblems("script-src 'self' 'unsafe-eval'", { wasm: true }), ["script-src allows 'unsafe-eval'"]);
 });

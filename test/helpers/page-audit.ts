@@ -63,12 +63,15 @@ export function directive(csp: string, name: string): string[] | null {
   return null;
 }
 
-/** Why `csp` is not a strict script policy (empty: it is). */
-export function scriptPolicyProblems(csp: string | undefined): string[] {
+/**
+ * Why `csp` is not a strict script policy (empty: it is). `wasm`: the page may compile WebAssembly
+ * ('wasm-unsafe-eval': no JavaScript eval), which the verify pages alone need for the C2PA reader.
+ */
+export function scriptPolicyProblems(csp: string | undefined, options: { wasm: boolean } = { wasm: false }): string[] {
   if (!csp) return ['no Content-Security-Policy header'];
   const scripts = directive(csp, 'script-src');
   if (!scripts) return ['no script-src (nor default-src) directive'];
-  const allowed = new Set(["'self'", "'none'"]);
+  const allowed = new Set(["'self'", "'none'", ...(options.wasm ? ["'wasm-unsafe-eval'"] : [])]);
   return scripts.filter((s) => !allowed.has(s)).map((s) => `script-src allows ${s}`);
 }
 
@@ -77,6 +80,8 @@ export function auditHtmlResponse(res: { headers: Record<string, unknown>; body:
   if (!String(res.headers['content-type'] ?? '').startsWith('text/html')) return;
   const csp = res.headers['content-security-policy'] as string | undefined;
   const styles = !(directive(csp ?? '', 'style-src') ?? []).includes("'unsafe-inline'");
-  const problems = [...scriptPolicyProblems(csp), ...inlineCodeProblems(res.body, { styles })];
+  // `where` names the page ("200 /verify/…" or "/verify/…"): the verify pages alone may compile WebAssembly.
+  const wasm = /(^|\s)\/verify(\/[^/?\s]*)?(\?|\s|$)/.test(where);
+  const problems = [...scriptPolicyProblems(csp, { wasm }), ...inlineCodeProblems(res.body, { styles })];
   assert.deepEqual(problems, [], `${where}: the page breaks the strict CSP`);
 }
