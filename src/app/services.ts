@@ -28,7 +28,7 @@ import type { Config } from '../config.js';
 import { systemClock, type Clock } from '../domain/time/clock.js';
 import { DecoderPool } from '../domain/analysis/decoding/decoder-pool.js';
 import { imageLimitsFrom } from '../domain/analysis/decoding/image-limits.js';
-import { createOrdersContext, type OrdersContext } from '../domain/orders/index.js';
+import { createOrdersContext } from '../domain/orders/index.js';
 import { findPublicCertificate, toPublicCertificateObject, type CertificateDeps } from '../domain/certificates/index.js';
 import { loggerSettings, prettyLogStream, readableLogs } from '../http/plugins/request-logging.js';
 import { detectionServiceFrom } from '../integrations/detection-service/index.js';
@@ -42,23 +42,23 @@ import { sampleDocumentDrift } from '../domain/orders/order-documents.service.js
 import { clusterMetricsRenderer } from '../cluster/cluster-metrics.js';
 import { isClusterWorker } from '../cluster/serve-cluster.js';
 import { createServiceMetrics, type ServiceMetrics } from '../metrics/service-metrics.js';
-import { startOAuthServices, type OAuthServices, type OAuthTuning } from '../oauth/index.js';
+import { startOAuthServices, type OAuthTuning } from '../oauth/index.js';
 import { createBruteForceLimiters, openFailureStore, type BruteForceLimiters } from '../rate-limit/index.js';
 import { UploadLimits } from '../domain/intake/upload-limits.js';
 import type { DatabaseHandle } from '../storage/database.js';
-import { HmacUploadPresigner, openObjectStorage, S3ObjectStorage, type ObjectStorage, type UploadPresigner } from '../storage/object-storage/index.js';
-import type { HmacUrlPresigner } from '../storage/object-storage/presign.js';
+import { HmacUploadPresigner, openObjectStorage, S3ObjectStorage, type ObjectStorage } from '../storage/object-storage/index.js';
 import { describeFailure, isDatabaseUnavailable } from '../storage/database-availability.js';
 import { CLIENT_ACCESS_CHANNEL, JOBS_CHANNEL } from '../storage/notifications.js';
 import { SERVER_SECRET, serverSecret } from '../storage/server-secrets.js';
 import { logDatabaseOutages } from './database-outage-log.js';
-import { reviewCertificateIssuer, type CertificateIssuer } from '../domain/review/certificate-seam.js';
-import { openPublicCertificateCache, type PublicCertificateCache } from '../http/public-certificate-cache.js';
+import { reviewCertificateIssuer } from '../domain/review/certificate-seam.js';
+import { openPublicCertificateCache } from '../http/public-certificate-cache.js';
 import type { Clock as CacheClock } from '../clock.js';
 import { CredentialPool } from '../domain/content-credentials/credential-pool.js';
-import { ensureC2paSigner, type C2paSigner } from '../domain/content-credentials/signing-chain.js';
+import { ensureC2paSigner } from '../domain/content-credentials/signing-chain.js';
 import { serviceVersion } from '../paths.js';
-import { openTransparencyLog, type TransparencyLog } from '../domain/transparency-log/index.js';
+import type { AppServices } from '../http/app-services.js';
+import { openTransparencyLog } from '../domain/transparency-log/index.js';
 import { LOG_TILE_CACHE_BYTES, LogTileCache } from '../http/log-tile-cache.js';
 
 /** Stored order documents checked against the renderer at each /metrics scrape (a few ms of CPU). */
@@ -90,45 +90,13 @@ export interface ServiceInput {
   transparencyLog?: { leaseMs?: number; pollMs?: number; batchSize?: number };
 }
 
-export interface Services {
-  readonly config: Config;
-  readonly database: DatabaseHandle;
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly storage: ObjectStorage;
-  /** Page tokens and the presigner of preview and layer URLs: what order reads need (API and web). */
-  readonly orders: OrdersContext;
-  /** The same presigner, typed for verifying `GET /objects/...` signatures. */
-  readonly objectUrls: HmacUrlPresigner;
-  /** Presigned PUTs of `POST /v1/uploads`: the bucket's own (S3) or the service's HMAC one (local). */
-  readonly uploadPresigner: UploadPresigner;
-  /** Verifies the HMAC upload URLs that `PUT /objects/...` receives (local storage). */
-  readonly uploadSigner: HmacUploadPresigner;
-  readonly limiters: BruteForceLimiters;
-  /** Per-user upload limits (outstanding uploads and bytes, creation rate), counted in the shared store. */
-  readonly uploadLimits: UploadLimits;
-  readonly metrics: ServiceMetrics;
-  readonly oauth: OAuthServices;
-  /** What issuing a certificate needs: the clock, the current signing key, the issuer and public URLs. */
-  readonly certificates: CertificateDeps;
-  /** Background jobs of this process (started by `serve` and `certdesk worker`, not by other commands). */
-  readonly jobs: JobRuntime;
-  /** Worker threads that decode images for the analysis jobs (threads start on first use). */
-  readonly decoder: DecoderPool;
-  /** Wakes this process's worker: a request just queued a job. */
-  jobQueued(): void;
-  /** The certificate issued with a `Certify` decision (docs/review.md). */
-  readonly reviewCertificateIssuer: CertificateIssuer;
-  /** Rendered public certificate answers (API and badge), dropped everywhere when one changes. */
-  readonly publicCertificates: PublicCertificateCache;
-  /** The chain that signs Content Credentials (docs/content-credentials.md). */
-  readonly c2paSigner: C2paSigner;
+/**
+ * The process's long-lived services: what the HTTP application is given (`AppServices`, declared by the
+ * http layer that uses them), and what only the process itself holds.
+ */
+export interface Services extends AppServices {
   /** Threads where c2pa-rs makes credentialed files (threads start on first use). */
   readonly credentialPool: CredentialPool;
-  /** The public transparency log: its key and its sequencer (started by `serve` and `certdesk worker`). */
-  readonly transparencyLog: TransparencyLog;
-  /** The log's tiles and bundles read from object storage, kept (their bytes never change). */
-  readonly logTiles: LogTileCache;
   /** Stops jobs and timers and closes the failure store; the database stays open (its opener closes it). */
   close(): Promise<void>;
 }

@@ -2,8 +2,8 @@
  * What the HTTP application and the features mounted on it (API routes, the token service, the web pages)
  * are given as `app.services`: the process's long-lived services, declared here by the layer that uses
  * them so that http/ depends on their shape, not on the composition root that builds them
- * (src/app/services.ts, whose `Services` satisfies this interface: `buildServer` there checks it at
- * compile time). A service a route starts using is added to `Services` and here.
+ * (src/app/services.ts, whose `Services` extends this interface). A service a route starts using is
+ * declared here, once.
  *
  * `close()` is not part of it: the services belong to the process, which closes them after the app.
  */
