@@ -155,11 +155,15 @@ describe('certdesk-client: one stderr line for every non-zero exit', () => {
 
   it('usage errors: no command, unknown commands, missing arguments and options, conflicting formats (2)', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [[], /a command is needed: login, orders, certificate, projects, members, webhooks/],
+      [[], /a command is needed: login, orders, certificate, verify, log, projects, members, webhooks/],
       [['ordres', 'list'], /unknown command 'ordres'/],
       [['orders'], /orders needs a command: list, get, history, create, wait/],
       [['orders', 'frobnicate'], /unknown command 'frobnicate'/],
       [['projects'], /projects needs a command: list/],
+      [['log'], /log needs a command: key, checkpoint, consistency, audit/],
+      [['log', 'nope'], /unknown command 'nope'/],
+      [['log', 'consistency'], /missing required argument 'old_checkpoint_file'/],
+      [['verify'], /missing required argument 'file'/],
       [['webhooks'], /webhooks needs a command/],
       [['webhooks', 'nope'], /unknown command 'nope'/],
       [['orders', 'get'], /missing required argument 'id'/],
