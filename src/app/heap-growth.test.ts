@@ -77,6 +77,9 @@ describe('limitYoungGeneration', () => {
       process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));`;
     const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
-    assert.ok(Number(run.stdout) <= 4 * 1024 * 1024, `new space ${run.stdout} bytes`); // the default grows to 32 MB
+    // Without the flag the new space grows to 32 MB (Node 20) or 64 MB (Node 24). With it, 2 MB; Node 24's V8
+    // sometimes resizes it once to ~4.75 MB on a loaded machine (seen 1 run in 30 with 12 at once; it failed
+    // CI at a 4 MB bound), which is still the small start this guards.
+    assert.ok(Number(run.stdout) <= 8 * 1024 * 1024, `new space ${run.stdout} bytes`);
   });
 });
