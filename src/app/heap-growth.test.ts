@@ -67,19 +67,24 @@ describe('limitYoungGeneration', () => {
     const run = spawnSync(process.execPath, ['--max-semi-space-size=16', '-e', script], { encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     const [pinned, released] = JSON.parse(run.stdout) as [number, number];
-    assert.ok(pinned <= 4 * 1024 * 1024, `pinned new space ${pinned} bytes`);
-    assert.ok(released > pinned, `released new space ${released} bytes, pinned ${pinned}`);
+    // Relative, not a fixed size: Node 24's V8 sometimes grows a pinned new space a step on a loaded machine.
+    assert.ok(pinned * 2 <= released, `released new space ${released} bytes, pinned ${pinned}`);
   });
 
-  it('keeps the new space at its starting size through an allocation-heavy start', () => {
-    const script = `require('v8').setFlagsFromString('--semi-space-growth-factor=1');
-      const keep = []; for (let i = 0; i < 2e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 50000) keep.length = 0; }
-      process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));`;
-    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stderr);
-    // Without the flag the new space grows to 32 MB (Node 20) or 64 MB (Node 24). With it, 2 MB; Node 24's V8
-    // sometimes resizes it once to ~4.75 MB on a loaded machine (seen 1 run in 30 with 12 at once; it failed
-    // CI at a 4 MB bound), which is still the small start this guards.
-    assert.ok(Number(run.stdout) <= 8 * 1024 * 1024, `new space ${run.stdout} bytes`);
+  it('keeps the new space at a fraction of what it grows to without the flag, through an allocation-heavy start', () => {
+    const newSpaceAfterAllocating = (flag: string): number => {
+      const script = `${flag}
+        const keep = []; for (let i = 0; i < 2e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 50000) keep.length = 0; }
+        process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));`;
+      const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      return Number(run.stdout);
+    };
+    // Measured against this Node's own growth (32 MB on Node 20, 64 MB on Node 24), not a fixed size: with
+    // the flag it stays at 2 MB, but Node 24's V8 sometimes grows it a step or two on a loaded machine
+    // (4.75 and 8 MB seen; a fixed 4 MB bound failed the Node 24 CI pass).
+    const grown = newSpaceAfterAllocating('');
+    const kept = newSpaceAfterAllocating("require('v8').setFlagsFromString('--semi-space-growth-factor=1');");
+    assert.ok(kept <= grown / 4, `new space ${kept} bytes with the flag, ${grown} without`);
   });
 });
