@@ -63,7 +63,8 @@ function assertTokenEndpointBody(status: number, body: unknown): void {
 
 /** The documented operation a method and URL land on exactly (path parameters: one non-empty segment), if any. */
 function operationAt(openapi: OpenApiValidator, method: string, url: string): string | undefined {
-  const path = url.split('?')[0]!;
+  // Where the request lands: dot segments resolved as app.inject and every HTTP client resolve them.
+  const path = new URL(url.split('?')[0]!, 'http://fuzz.invalid').pathname;
   const paths = ((openapi.document as { paths?: Record<string, Record<string, { operationId?: string }>> }).paths ?? {});
   for (const [template, item] of Object.entries(paths)) {
     const pattern = new RegExp(`^${template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);

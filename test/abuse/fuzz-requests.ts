@@ -261,13 +261,20 @@ export function requestFor(world: FuzzWorld, operation: Operation): fc.Arbitrary
         operation,
         method: r.method,
         url: pairs.length > 0 ? `${path}?${pairs.join('&')}` : path,
-        exactRoute: r.method === operation.method && path === fillPath(operation.path, values, (v) => v),
+        // A value with dot segments (`%2e%2e/..`) is resolved away by every HTTP client (WHATWG URL, as
+        // app.inject does), so the request lands on another path: not this operation's own route.
+        exactRoute: r.method === operation.method && path === fillPath(operation.path, values, (v) => v) && resolvedPath(path) === path,
         headers,
         ...(r.body ? { payload: r.body.payload } : {}),
         remoteAddress: r.remoteAddress,
         credential: r.cred.name,
       };
     });
+}
+
+/** The path as an HTTP client sends it: dot segments (`..`, `%2e%2e`) resolved per the WHATWG URL standard. */
+export function resolvedPath(path: string): string {
+  return new URL(path, 'http://fuzz.invalid').pathname;
 }
 
 /** A request for any operation of the document. */
