@@ -59,6 +59,9 @@ class BytesFileReaderSync {
   readAsArrayBuffer(blob: Blob): ArrayBuffer {
     const bytes = (blob as Partial<BytesBlob>)[kBytes];
     if (!bytes) throw new TypeError('only BytesBlob can be read in this thread');
+    // c2pa-rs reads a file of up to 50 MB whole and copies it into its own memory at once: hand it the
+    // buffer itself rather than a 20 MB copy of it (it only reads it).
+    if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes.buffer;
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
 }
