@@ -11,39 +11,18 @@ import { insertCertificateBatch } from '../../src/domain/certificates/certificat
 import { insertOrderBatch } from '../../src/domain/order-import/order-import.repository.js';
 import { toOrderRow } from '../../src/domain/orders/order-document.js';
 import { ensureSigningKey } from '../../src/oauth/keys/signing-keys.js';
-import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
+import type { DatabaseHandle } from '../../src/storage/database.js';
 import { loadMigrations, migrate } from '../../src/storage/migrate.js';
 import { buildTestApp } from '../helpers/app.js';
-import { createThrowawayDatabase } from '../helpers/database.js';
+import { unmigratedDatabaseTargets } from '../helpers/database.js';
 import { ACME, loadStandardFixture, temporaryObjectStorage, USERS } from '../helpers/fixtures.js';
 import { pngBytes } from '../helpers/images.js';
 import { readManifestStore, runContentCredentialsJobs } from '../helpers/content-credentials.js';
 import { apiTestConfig } from '../http/api-harness.js';
 
-function emptyTargets(): Array<{ name: string; open: () => Promise<DatabaseHandle> }> {
-  const targets = [{ name: 'pglite', open: () => openDatabase({ databaseUrl: null, pgliteDir: null }) }];
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl) {
-    targets.push({
-      name: 'postgres',
-      open: async () => {
-        const database = await createThrowawayDatabase(adminUrl, 'ccfill');
-        const handle = await openDatabase({ databaseUrl: database.url, pgliteDir: null, poolSize: 3 });
-        const close = handle.close;
-        handle.close = async () => {
-          await close();
-          await database.drop();
-        };
-        return handle;
-      },
-    });
-  }
-  return targets;
-}
-
 const CERTIFICATE_ID = 'cc000000-0000-4000-8000-000000000001';
 
-for (const target of emptyTargets()) {
+for (const target of unmigratedDatabaseTargets('ccfill')) {
   describe(`migration 0019 (content credentials) queues the files of earlier certificates on ${target.name}`, () => {
     let handle: DatabaseHandle;
     let app: FastifyInstance | undefined;

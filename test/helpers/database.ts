@@ -59,6 +59,29 @@ export function describeOnEachDatabase(
   }
 }
 
+/**
+ * Each target with an empty, unmigrated database (for tests of a migration on a database that already
+ * holds data: they migrate up to it, load rows, then run it). The PostgreSQL one is dropped on close().
+ */
+export function unmigratedDatabaseTargets(prefix: string): DatabaseTarget[] {
+  const targets: DatabaseTarget[] = [{ name: 'pglite', open: () => openDatabase({ databaseUrl: null, pgliteDir: null }) }];
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl) targets.push({ name: 'postgres', open: () => openThrowawayPostgres(adminUrl, prefix, 3) });
+  return targets;
+}
+
+/** An open handle on a new throw-away database next to `adminUrl`'s; close() also drops it. */
+async function openThrowawayPostgres(adminUrl: string, prefix: string, poolSize: number): Promise<DatabaseHandle> {
+  const database = await createThrowawayDatabase(adminUrl, prefix);
+  const handle = await openDatabase({ databaseUrl: database.url, pgliteDir: null, poolSize });
+  const close = handle.close;
+  handle.close = async () => {
+    await close();
+    await database.drop();
+  };
+  return handle;
+}
+
 export async function openTestPglite(): Promise<DatabaseHandle> {
   const handle = await openDatabase({ databaseUrl: null, pgliteDir: null });
   await migrate(handle);
@@ -94,13 +117,7 @@ export async function createThrowawayDatabase(adminUrl: string, prefix: string):
 
 /** Creates a throw-away database next to the one TEST_DATABASE_URL names; close() drops it. */
 export async function openTestPostgres(adminUrl: string): Promise<DatabaseHandle> {
-  const database = await createThrowawayDatabase(adminUrl, 't');
-  const handle = await openDatabase({ databaseUrl: database.url, pgliteDir: null, poolSize: 5 });
+  const handle = await openThrowawayPostgres(adminUrl, 't', 5);
   await migrate(handle);
-  const close = handle.close;
-  handle.close = async () => {
-    await close();
-    await database.drop();
-  };
   return handle;
 }

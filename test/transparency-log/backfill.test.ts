@@ -15,36 +15,15 @@ import { insertOrderBatch } from '../../src/domain/order-import/order-import.rep
 import { toOrderRow } from '../../src/domain/orders/order-document.js';
 import { logCertificateIssued, openTransparencyLog } from '../../src/domain/transparency-log/index.js';
 import { ensureSigningKey } from '../../src/oauth/keys/signing-keys.js';
-import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
+import type { DatabaseHandle } from '../../src/storage/database.js';
 import { loadMigrations, migrate } from '../../src/storage/migrate.js';
-import { createThrowawayDatabase } from '../helpers/database.js';
+import { unmigratedDatabaseTargets } from '../helpers/database.js';
 import { ACME, loadStandardFixture, temporaryObjectStorage, USERS } from '../helpers/fixtures.js';
-
-function emptyTargets(): Array<{ name: string; open: () => Promise<DatabaseHandle> }> {
-  const targets = [{ name: 'pglite', open: () => openDatabase({ databaseUrl: null, pgliteDir: null }) }];
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (adminUrl) {
-    targets.push({
-      name: 'postgres',
-      open: async () => {
-        const database = await createThrowawayDatabase(adminUrl, 'tlogfill');
-        const handle = await openDatabase({ databaseUrl: database.url, pgliteDir: null, poolSize: 3 });
-        const close = handle.close;
-        handle.close = async () => {
-          await close();
-          await database.drop();
-        };
-        return handle;
-      },
-    });
-  }
-  return targets;
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const entryOf = (type: string, at: Date, jws: string) => canonicalize({ type, at: at.toISOString(), certificate_sha256: sha256(jws) })!;
 
-for (const target of emptyTargets()) {
+for (const target of unmigratedDatabaseTargets('tlogfill')) {
   describe(`migration 0018 (transparency log) back-fills earlier certificates on ${target.name}`, () => {
     let handle: DatabaseHandle;
     const objects = temporaryObjectStorage();

@@ -10,6 +10,7 @@ import { parseVerifierKey } from '../../../clients/typescript/src/tlog/note.js';
 import { CheckFailure, fetchJson, fetchText, verifyJws } from './lib/certificate-signature.js';
 import { assertionDisagreement, readFileCredentials, type ContentCredentialsReading } from './lib/content-credentials.js';
 import { message } from './lib/page-messages.js';
+import { onFileChosen } from './lib/file-picker.js';
 
 type Verdict = 'reading' | 'certified' | 'revoked' | 'altered' | 'untrusted' | 'bad-signature' | 'bad-log' | 'foreign' | 'unknown' | 'none' | 'other' | 'error';
 type CheckResult = 'pass' | 'fail' | 'info';
@@ -183,21 +184,7 @@ function setUp(root: HTMLElement): void {
     }
     if (mine === checking) render(root, file.name, outcome); // else a newer file was chosen meanwhile
   }
-  input.addEventListener('change', () => {
-    const file = input.files?.[0];
-    if (file) void check(file);
-  });
-  dropZone.addEventListener('dragover', (event) => {
-    event.preventDefault();
-    dropZone.classList.add('dragging');
-  });
-  dropZone.addEventListener('dragleave', () => dropZone.classList.remove('dragging'));
-  dropZone.addEventListener('drop', (event) => {
-    event.preventDefault();
-    dropZone.classList.remove('dragging');
-    const file = event.dataTransfer?.files[0];
-    if (file) void check(file);
-  });
+  onFileChosen(input, dropZone, (file) => void check(file));
 }
 
 const root = document.getElementById('file-check');

@@ -10,6 +10,7 @@ import { TransparencyLogError } from '../../../clients/typescript/src/tlog/error
 import { CheckFailure, fetchJson, fetchText, hex, jsonPart, verifyJws } from './lib/certificate-signature.js';
 import { readFileCredentials } from './lib/content-credentials.js';
 import { message } from './lib/page-messages.js';
+import { onFileChosen } from './lib/file-picker.js';
 
 interface CertificateRecord {
   certificate_id: string;
@@ -167,21 +168,7 @@ function setUp(root: HTMLElement): void {
     show(fileResult!, 'match', message(root, credentialed ? 'credentialed-match' : 'match', { name: file.name }));
   }
 
-  input.addEventListener('change', () => {
-    const file = input.files?.[0];
-    if (file) void check(file);
-  });
-  dropZone.addEventListener('dragover', (event) => {
-    event.preventDefault();
-    dropZone.classList.add('dragging');
-  });
-  dropZone.addEventListener('dragleave', () => dropZone.classList.remove('dragging'));
-  dropZone.addEventListener('drop', (event) => {
-    event.preventDefault();
-    dropZone.classList.remove('dragging');
-    const file = event.dataTransfer?.files[0];
-    if (file) void check(file);
-  });
+  onFileChosen(input, dropZone, (file) => void check(file));
 }
 
 const root = document.getElementById('certificate-check');
