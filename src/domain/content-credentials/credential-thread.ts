@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import type { MessagePort } from 'node:worker_threads';
 import { initSync, WasmBuilder } from '@contentauth/c2pa-wasm';
 import { move } from 'piscina';
+import { loadC2paTs } from './c2pa-ts-library.js';
 import { credentialPlainFile, DATA_HASHED_MEDIA_TYPES, NotPlainFile } from './data-hashed-manifest.js';
 
 export interface CredentialRequest {
@@ -102,12 +103,17 @@ function endThreadSoon(): void {
   setTimeout(() => process.exit(0), 50).unref();
 }
 
+const cannotStart = (err: unknown): CredentialAnswer => ({ ok: false, failure: 'internal', message: `the C2PA library could not start: ${(err as Error).message}` });
+
 export default async function credential(request: CredentialRequest): Promise<CredentialAnswer> {
+  // c2pa-rs's WebAssembly is compiled only for a file it writes: a thread that sees plain files never holds it.
+  const plain = !request.probe && !request.hasManifest && DATA_HASHED_MEDIA_TYPES.includes(request.mediaType);
   try {
-    initialise();
+    if (request.probe || plain) await loadC2paTs();
+    if (request.probe || !plain) initialise();
     if (request.probe) return true;
   } catch (err) {
-    return { ok: false, failure: 'internal', message: `the C2PA library could not start: ${(err as Error).message}` };
+    return cannotStart(err);
   }
   let builder: WasmBuilder | null = null;
   let signingError: string | null = null;
@@ -120,7 +126,7 @@ export default async function credential(request: CredentialRequest): Promise<Cr
     }
   };
   try {
-    if (!request.hasManifest && DATA_HASHED_MEDIA_TYPES.includes(request.mediaType)) {
+    if (plain) {
       try {
         const credentialed = await credentialPlainFile({
           bytes: request.bytes,
@@ -135,6 +141,11 @@ export default async function credential(request: CredentialRequest): Promise<Cr
         if (!(err instanceof NotPlainFile)) throw err;
         // c2pa-ts found a manifest store the pool's look did not: c2pa-rs keeps it as the ingredient's.
         request.hasManifest = true;
+      }
+      try {
+        initialise();
+      } catch (err) {
+        return cannotStart(err);
       }
     }
     builder = WasmBuilder.fromJson(request.definition);
