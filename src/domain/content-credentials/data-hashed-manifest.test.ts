@@ -232,6 +232,21 @@ describe('data-hashed manifest (c2pa-ts) in a plain file', () => {
     await assert.rejects(credential(await sharp(basePng).webp().toBuffer(), 'image/webp'), NotPlainFile);
   });
 
+  it('refuses a definition with a part it does not write (the two writers must mean the same)', async () => {
+    const size = coseReserveSize(signer.chainDer);
+    const input = (extra: Record<string, unknown>) => ({
+      bytes: new Uint8Array(basePng),
+      mediaType: 'image/png',
+      definition: { ...definition('image/png', 10), ...extra },
+      ingredient: parentIngredient('upload', 'image/png') as never,
+      signatureSize: size,
+      signClaim: async (claim: Uint8Array) => coseSign1(claim, signer.chainDer, (tbs) => signer.sign(tbs), size),
+    });
+    await assert.rejects(credentialPlainFile(input({ thumbnail: { format: 'image/jpeg', identifier: 't.jpg' } })), /thumbnail is not written/);
+    await assert.rejects(credentialPlainFile(input({ ingredients: [{ title: 'another' }] })), /ingredients is not written/);
+    assert.ok((await credentialPlainFile(input({ ingredients: [] }))).length > basePng.length);
+  });
+
   it('refuses a malformed file with an error, whatever is cut or flipped in its header', async () => {
     await assert.rejects(credential(baseJpegs[0]!.subarray(0, 40), 'image/jpeg'), (err: unknown) => err instanceof Error && !(err instanceof NotPlainFile));
     await assert.rejects(credential(Buffer.from('not an image at all'), 'image/png'), (err: unknown) => err instanceof Error && !(err instanceof NotPlainFile));

@@ -40,6 +40,9 @@ export interface DefinitionJson {
   assertions: Array<{ label: string; data: unknown }>;
 }
 
+/** The definition's fields written here (plus `ingredients`, when empty: the parent comes as `IngredientJson`). */
+const READ_FIELDS: ReadonlySet<string> = new Set(['claim_generator_info', 'title', 'format', 'assertions']);
+
 export interface IngredientJson {
   title: string;
   format: string;
@@ -163,6 +166,10 @@ export async function credentialPlainFile(input: DataHashedInput): Promise<Uint8
   const c = (components ??= componentsOf(lib));
   const asset = input.mediaType === 'image/png' ? new lib.asset.PNG(input.bytes) : new lib.asset.JPEG(input.bytes);
   if (asset.getManifestJUMBF()) throw new NotPlainFile('the file carries a manifest store');
+
+  // Every part of the definition is written, or the file is not made: the two writers must not differ in meaning.
+  const unread = Object.entries(input.definition).filter(([key, value]) => !READ_FIELDS.has(key) && !(key === 'ingredients' && Array.isArray(value) && value.length === 0));
+  if (unread.length) throw new Error(`the definition's ${unread.map(([key]) => key).join(', ')} is not written by this writer`);
 
   const store = new lib.manifest.ManifestStore();
   const generator = input.definition.claim_generator_info[0];
