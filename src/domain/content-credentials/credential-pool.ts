@@ -1,10 +1,12 @@
 /**
  * Content Credentials off the job's thread: a pool of worker threads (piscina) with V8 `resourceLimits`,
- * like the analysis decoders (domain/analysis/decoding/decoder-pool.ts), where c2pa-rs reads the uploaded
- * file and any manifest it already carries. A hostile manifest that exhausts or crashes its thread costs that
+ * like the analysis decoders (domain/analysis/decoding/decoder-pool.ts), where the uploaded file and any
+ * manifest it already carries are read (c2pa-ts for a plain JPEG or PNG, c2pa-rs for the rest:
+ * credential-thread.ts). A hostile manifest that exhausts or crashes its thread costs that
  * thread, never the API or the job; the thread holds no key (the claim is signed here, over a MessagePort).
  *
- * What the pool does not bound: WebAssembly memory lives outside V8's heap limit. It is bounded by what
+ * What the pool does not bound: WebAssembly memory (and the ArrayBuffers holding the file and its copy)
+ * lives outside V8's heap limit. It is bounded by what
  * reaches the thread: the asset (MAX_UPLOAD_BYTES) and an embedded manifest store of at most
  * ANALYSIS_MAX_METADATA_BYTES (checked from the container's lengths before the file is sent).
  *

@@ -1,8 +1,13 @@
 /**
- * The code a Content Credentials thread runs (credential-pool.ts starts it with piscina): c2pa-rs, compiled
- * to WebAssembly, reads the uploaded file (and any manifest it carries, which may be hostile), builds the
- * manifest and embeds it in a copy of the bytes. The claim is signed by the pool's side: this thread sends
- * the claim over the task's MessagePort and receives the finished COSE signature; it never holds a key.
+ * The code a Content Credentials thread runs (credential-pool.ts starts it with piscina): it reads the
+ * uploaded file (and any manifest it carries, which may be hostile), builds the manifest and embeds it in a
+ * copy of the bytes. The claim is signed by the pool's side: this thread sends the claim over the task's
+ * MessagePort and receives the finished COSE signature; it never holds a key.
+ *
+ * Two writers: a plain JPEG or PNG (no manifest store in it) gets a data-hashed manifest from c2pa-ts
+ * (data-hashed-manifest.ts: the file stays in JavaScript memory, a few MB beside its copy); anything else
+ * (a file with Content Credentials, kept as its ingredient's; WebP, TIFF) goes to c2pa-rs, compiled to
+ * WebAssembly, whose memory grows to about five times the file and never shrinks.
  *
  * c2pa-rs reads Blobs with the browser's synchronous FileReaderSync, which Node lacks. This thread hands it
  * `BytesBlob`s (a Blob over bytes it already holds) and a FileReaderSync that reads those alone.
@@ -12,6 +17,8 @@ import { createRequire } from 'node:module';
 import type { MessagePort } from 'node:worker_threads';
 import { initSync, WasmBuilder } from '@contentauth/c2pa-wasm';
 import { move } from 'piscina';
+import { loadC2paTs } from './c2pa-ts-library.js';
+import { credentialPlainFile, DATA_HASHED_MEDIA_TYPES, NotPlainFile } from './data-hashed-manifest.js';
 
 export interface CredentialRequest {
   /** Only start the library and answer (the pool's health check after a thread died). */
@@ -96,16 +103,51 @@ function endThreadSoon(): void {
   setTimeout(() => process.exit(0), 50).unref();
 }
 
+const cannotStart = (err: unknown): CredentialAnswer => ({ ok: false, failure: 'internal', message: `the C2PA library could not start: ${(err as Error).message}` });
+
 export default async function credential(request: CredentialRequest): Promise<CredentialAnswer> {
+  // c2pa-rs's WebAssembly is compiled only for a file it writes: a thread that sees plain files never holds it.
+  const plain = !request.probe && !request.hasManifest && DATA_HASHED_MEDIA_TYPES.includes(request.mediaType);
   try {
-    initialise();
+    if (request.probe || plain) await loadC2paTs();
+    if (request.probe || !plain) initialise();
     if (request.probe) return true;
   } catch (err) {
-    return { ok: false, failure: 'internal', message: `the C2PA library could not start: ${(err as Error).message}` };
+    return cannotStart(err);
   }
   let builder: WasmBuilder | null = null;
   let signingError: string | null = null;
+  const signClaim = async (claim: Uint8Array): Promise<Uint8Array> => {
+    try {
+      return await signOverPort(request.signer, claim);
+    } catch (err) {
+      signingError = (err as Error).message;
+      throw err;
+    }
+  };
   try {
+    if (plain) {
+      try {
+        const credentialed = await credentialPlainFile({
+          bytes: request.bytes,
+          mediaType: request.mediaType,
+          definition: JSON.parse(request.definition),
+          ingredient: JSON.parse(request.ingredient),
+          signatureSize: request.reserveSize,
+          signClaim,
+        });
+        return move(credentialed) as Uint8Array;
+      } catch (err) {
+        if (!(err instanceof NotPlainFile)) throw err;
+        // c2pa-ts found a manifest store the pool's look did not: c2pa-rs keeps it as the ingredient's.
+        request.hasManifest = true;
+      }
+      try {
+        initialise();
+      } catch (err) {
+        return cannotStart(err);
+      }
+    }
     builder = WasmBuilder.fromJson(request.definition);
     if (request.hasManifest) await builder.addIngredientFromBlob(request.ingredient, request.mediaType, new BytesBlob(request.bytes));
     else builder.addIngredient(request.ingredient);
@@ -115,14 +157,7 @@ export default async function credential(request: CredentialRequest): Promise<Cr
         reserveSize: request.reserveSize,
         // The whole COSE structure comes back from the signer (c2pa-rs's direct COSE handling).
         directCoseHandling: true,
-        sign: async (claim: Uint8Array) => {
-          try {
-            return (await signOverPort(request.signer, claim)) as Uint8Array<ArrayBuffer>;
-          } catch (err) {
-            signingError = (err as Error).message;
-            throw err;
-          }
-        },
+        sign: async (claim: Uint8Array) => (await signClaim(claim)) as Uint8Array<ArrayBuffer>,
       } as Parameters<WasmBuilder['sign']>[0],
       [],
       request.mediaType,

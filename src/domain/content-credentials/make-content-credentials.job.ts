@@ -9,8 +9,9 @@
  * 3. With the transparency log, the job waits until the log has the certificate (it is tried again every
  *    few seconds, for at most TRANSPARENCY_LOG_WAIT_MS after issue; after that the file is made without the
  *    proof, which the certificate's JSON still gives).
- * 4. In a Content Credentials thread (credential-pool.ts) c2pa-rs builds the manifest of manifest.ts and
- *    embeds it; the claim is signed here with the deployment's chain. A file the library cannot read
+ * 4. In a Content Credentials thread (credential-pool.ts) the manifest of manifest.ts is built and embedded
+ *    (c2pa-ts for a plain JPEG or PNG, c2pa-rs for a file with Content Credentials, WebP and TIFF); the
+ *    claim is signed here with the deployment's chain. A file the library cannot read
  *    (malformed, hostile, or killing its thread) is `unsupported`; the certificate stands either way.
  * 5. The copy is stored under a fresh key (an atomic write), and only then recorded as `ready`.
  *
@@ -30,7 +31,7 @@ import type { CredentialPool } from './credential-pool.js';
 import { certificateAssertion, manifestDefinition, parentIngredient } from './manifest.js';
 import type { C2paSigner } from './signing-chain.js';
 
-/** Formats c2pa-rs embeds a manifest in, by file-type's extension → media type. */
+/** Formats that carry a manifest here, by file-type's extension → media type. */
 export const CREDENTIALED_FORMATS: Readonly<Record<string, string>> = {
   jpg: 'image/jpeg',
   png: 'image/png',

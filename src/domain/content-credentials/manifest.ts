@@ -1,6 +1,6 @@
 /**
- * The manifest written into a credentialed file (DECISIONS 13), as a c2pa-rs manifest definition. The
- * exact shape, which readers (the verify page, `certdesk-client verify`) rely on:
+ * The manifest written into a credentialed file (DECISIONS 13), as a c2pa-rs manifest definition (which
+ * data-hashed-manifest.ts reads too, for the files c2pa-ts writes). The exact shape, which readers (the verify page, `certdesk-client verify`) rely on:
  *
  * - `claim_generator_info`: `[{ name: "certdesk", version }]`; `title`: the asset's name; `format`: its media type;
  * - one ingredient, the asset as uploaded, `relationship: "parentOf"` (Content Credentials the upload
