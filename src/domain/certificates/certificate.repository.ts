@@ -77,6 +77,38 @@ export async function findCertificateOfOrder(db: Executor, orderId: string): Pro
   return result.rows[0];
 }
 
+/** What handing out a certificate's credentialed file needs (no JWS, no log proof: the file route is a download). */
+export type CertificateFileRow = Pick<
+  CertificateRow,
+  'certificate_id' | 'asset_name' | 'revoked_at' | 'content_credentials' | 'content_credentials_key' | 'content_credentials_note'
+>;
+
+/**
+ * The credentialed-file columns of the certificate of an order the principal sees, in one read, or
+ * undefined (no such order, not visible, or no certificate). The visibility is the orders' own rule
+ * (find-visible-order.ts over visible-projects.repository.ts): a personal order is seen by an administrator
+ * and its owner; a project's order by whoever sees the project (an administrator of the organization, or a
+ * member). test/abuse/cross-tenant.test.ts probes this route with every other tenant's and user's ids.
+ */
+export async function findVisibleCertificateFile(
+  db: Executor,
+  viewer: { organizationId: string; userId: string; isAdmin: boolean; emailKey: string },
+  orderId: string,
+): Promise<CertificateFileRow | undefined> {
+  if (orderId.includes('\u0000')) return undefined; // no stored id holds NUL (PostgreSQL text cannot)
+  const result = await sql<CertificateFileRow>`
+    SELECT c.certificate_id::text AS certificate_id, c.asset_name, c.revoked_at, c.content_credentials, c.content_credentials_key,
+      c.content_credentials_note
+    FROM certificates c JOIN orders o ON o.order_id = c.order_id
+    WHERE c.order_id = ${orderId}::text AND o.organization_id = ${viewer.organizationId}::uuid
+      AND CASE WHEN o.project_id IS NULL THEN ${viewer.isAdmin}::boolean OR o.owner_key = ${viewer.emailKey}::text
+        ELSE EXISTS (
+          SELECT 1 FROM projects p LEFT JOIN project_members m ON m.project_id = p.id AND m.user_id = ${viewer.userId}::uuid
+          WHERE p.id = o.project_id AND p.organization_id = ${viewer.organizationId}::uuid AND (${viewer.isAdmin}::boolean OR m.user_id IS NOT NULL))
+      END`.execute(db);
+  return result.rows[0];
+}
+
 /** Reads a certificate and locks its row until the transaction ends (two revocations queue up). */
 export async function lockCertificate(trx: Executor, certificateId: string): Promise<CertificateRow | undefined> {
   const result = await sql<CertificateRow>`SELECT ${COLUMNS} FROM certificates WHERE certificate_id = ${certificateId}::uuid FOR UPDATE`.execute(trx);

@@ -24,6 +24,8 @@ import { recordOrderEvent } from '../history/order-history.service.js';
 import {
   findCertificate,
   findCertificateOfOrder,
+  findVisibleCertificateFile,
+  type CertificateFileRow,
   findCertificates,
   insertCertificate,
   lockCertificate,
@@ -231,4 +233,12 @@ export async function findPublicCertificates(db: Executor, certificateIds: reado
 export async function findOrderCertificate(db: Executor, principal: Principal, orderId: string): Promise<CertificateRow | null> {
   if (!(await isOrderVisible(db, principal, orderId))) return null;
   return (await findCertificateOfOrder(db, orderId)) ?? null;
+}
+
+/**
+ * The credentialed-file columns of the certificate of an order the caller sees, or null (as
+ * findOrderCertificate, in one read: a download reads neither the JWS nor the log proof).
+ */
+export async function findOrderCertificateFile(db: Executor, principal: Principal, orderId: string): Promise<CertificateFileRow | null> {
+  return (await findVisibleCertificateFile(db, principal, orderId)) ?? null;
 }

@@ -17,6 +17,7 @@ export {
   CertificateNotIssuableError,
   findCertificateByOrder,
   findOrderCertificate,
+  findOrderCertificateFile,
   findPublicCertificate,
   findPublicCertificates,
   InvalidRevocationReasonError,
@@ -29,4 +30,4 @@ export {
   type IssueCertificateInput,
 } from './certificate.service.js';
 export { certificateStatus, toCertificateObject, toPublicCertificateObject } from './certificate-view.js';
-export type { CertificateRow } from './certificate.repository.js';
+export type { CertificateFileRow, CertificateRow } from './certificate.repository.js';

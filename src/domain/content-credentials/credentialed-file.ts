@@ -8,7 +8,7 @@ import type { Executor } from '../../storage/database.js';
 import type { ObjectStorage } from '../../storage/object-storage/object-storage.js';
 import { ApiError, NotFoundError } from '../errors.js';
 import type { Principal } from '../principal.js';
-import { findOrderCertificate, type CertificateRow } from '../certificates/index.js';
+import { findOrderCertificateFile, type CertificateFileRow } from '../certificates/index.js';
 
 /** Media types of the formats that carry Content Credentials here (the credentialed file keeps the asset's). */
 export const CREDENTIALED_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/tiff'] as const;
@@ -57,7 +57,7 @@ export function unsupportedFormatOf(note: string | null): string | null {
 }
 
 /** The credentialed file of a certificate row, under the rules of the route. */
-export async function openCredentialedFileOf(storage: ObjectStorage, row: CertificateRow): Promise<CredentialedFile> {
+export async function openCredentialedFileOf(storage: ObjectStorage, row: CertificateFileRow): Promise<CredentialedFile> {
   if (row.revoked_at) throw new ContentCredentialsRevokedError();
   if (row.content_credentials === 'unsupported') throw new ContentCredentialsUnsupportedError(unsupportedFormatOf(row.content_credentials_note));
   if (row.content_credentials !== 'ready' || !row.content_credentials_key) throw new ContentCredentialsPendingError();
@@ -74,7 +74,7 @@ export async function openCredentialedFileOf(storage: ObjectStorage, row: Certif
  *   ContentCredentialsUnsupportedError (409), ContentCredentialsRevokedError (410)
  */
 export async function openCredentialedFile(db: Executor, storage: ObjectStorage, principal: Principal, orderId: string): Promise<CredentialedFile> {
-  const row = await findOrderCertificate(db, principal, orderId);
+  const row = await findOrderCertificateFile(db, principal, orderId);
   if (!row) throw new NotFoundError('errors.certificate_not_found');
   return openCredentialedFileOf(storage, row);
 }
