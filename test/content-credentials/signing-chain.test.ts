@@ -89,6 +89,22 @@ describeOnEachDatabase('C2PA signing chain', (getDb) => {
       /does not belong to the first certificate/,
     );
 
+    // A leaf alone (no issuer to anchor trust in) and a chain out of order are refused at start.
+    const [leafPem, intermediatePem] = authority.chainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+    const leafOnlyPath = path.join(w.dir, 'leaf-only.pem');
+    writeFileSync(leafOnlyPath, `${leafPem}\n`);
+    await assert.rejects(
+      ensureC2paSigner(getDb().db, { masterKey: null, publicBaseUrl: 'https://api.certdesk.test', chainPath: leafOnlyPath, keyPath }),
+      /holds only one certificate/,
+    );
+    const strayIssuerPath = path.join(w.dir, 'stray-issuer.pem');
+    writeFileSync(strayIssuerPath, `${leafPem}\n${stranger.rootPem}`);
+    await assert.rejects(
+      ensureC2paSigner(getDb().db, { masterKey: null, publicBaseUrl: 'https://api.certdesk.test', chainPath: strayIssuerPath, keyPath }),
+      /certificate 1 .* is not signed by certificate 2/,
+    );
+    assert.ok(intermediatePem, 'the authority\'s chain has an intermediate');
+
     await restart({ C2PA_CERTIFICATE_CHAIN: chainPath, C2PA_PRIVATE_KEY: keyPath });
     await certifyWithAsset(w, 'q2', pngBytes(24, 20), 'image/png');
     await runContentCredentialsJobs(w.app);

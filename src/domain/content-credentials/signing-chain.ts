@@ -15,7 +15,7 @@
  * as long as a file it signed exists.
  */
 import 'reflect-metadata';
-import { createHash, createPrivateKey, createPublicKey, sign as signBytes, webcrypto, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, sign as signBytes, webcrypto, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as x509 from '@peculiar/x509';
 import type { Db } from '../../storage/database.js';
@@ -231,6 +231,24 @@ async function newGeneratedRow(
 }
 
 /** Reads and checks an operator's chain and key. */
+/**
+ * An operator's chain must name who vouches for the leaf: the leaf, then each certificate's issuer in turn
+ * (intermediates; the authority's root may end it or be left out). A leaf alone is refused: the anchor
+ * published for it would be the signing certificate itself, which no C2PA validator treats as a trust
+ * anchor, so every file would read as untrusted.
+ */
+function assertIssuedInOrder(chain: readonly Uint8Array[], chainPath: string): void {
+  if (chain.length < 2) {
+    throw new Error(`C2PA_CERTIFICATE_CHAIN (${chainPath}) holds only one certificate: give the leaf, then the certificates that issued it up to the authority's root (intermediates; the root may be left out)`);
+  }
+  const certs = chain.map((der) => new X509Certificate(der));
+  for (let i = 0; i + 1 < certs.length; i++) {
+    if (!certs[i]!.verify(certs[i + 1]!.publicKey)) {
+      throw new Error(`C2PA_CERTIFICATE_CHAIN (${chainPath}): certificate ${i + 1} (${certs[i]!.subject.replace(/\n/g, ', ')}) is not signed by certificate ${i + 2}: list the leaf first, then each issuer in order`);
+    }
+  }
+}
+
 async function readOperatorChain(chainPath: string, keyPath: string): Promise<{ row: Omit<C2paSignerRow, 'created_at' | 'retired_at'>; key: KeyObject }> {
   const chainPem = await readFile(chainPath, 'utf8');
   const chain = pemToDerList(chainPem);
@@ -246,6 +264,7 @@ async function readOperatorChain(chainPath: string, keyPath: string): Promise<{ 
   const leafKey = createPublicKey(certOf(chain[0]!).publicKey.toString('pem'));
   const mine = createPublicKey(key).export({ type: 'spki', format: 'der' });
   if (!leafKey.export({ type: 'spki', format: 'der' }).equals(mine)) throw new Error('C2PA_PRIVATE_KEY does not belong to the first certificate of C2PA_CERTIFICATE_CHAIN (the leaf must come first)');
+  assertIssuedInOrder(chain, chainPath);
   return {
     key,
     row: {
