@@ -3,7 +3,7 @@
  * type. Keys never start a segment with a dot (object-key.ts), so `.meta` and `.tmp` never collide with one.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
@@ -109,15 +109,37 @@ export class LocalDirectoryStorage implements ObjectStorage {
 
   async get(key: string, range?: ByteRange): Promise<StoredObject | null> {
     const { file, meta } = this.paths(key);
-    const head = await this.head(key);
-    if (!head) return null;
-    if (range) {
-      const end = Math.min(range.end, head.size - 1);
-      const size = Math.max(0, end - range.start + 1);
-      const body = size === 0 ? Readable.from([]) : createReadStream(file, { start: range.start, end });
-      return { body, contentType: head.contentType, size };
+    // The size and the bytes come from one open file: objects are replaced by rename (put), so a stat by
+    // path followed by an open by path could pair the old object's size with the new one's bytes (a
+    // checkpoint rewritten between the two came out cut short by its Content-Length).
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+      throw err;
     }
-    return { body: createReadStream(file), contentType: await this.contentTypeOf(meta), size: head.size };
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) {
+        await handle.close();
+        return null;
+      }
+      const contentType = await this.contentTypeOf(meta);
+      if (range) {
+        const end = Math.min(range.end, stat.size - 1);
+        const size = Math.max(0, end - range.start + 1);
+        if (size === 0) {
+          await handle.close();
+          return { body: Readable.from([]), contentType, size };
+        }
+        return { body: handle.createReadStream({ start: range.start, end }), contentType, size };
+      }
+      return { body: handle.createReadStream(), contentType, size: stat.size };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
   }
 
   async head(key: string): Promise<ObjectHead | null> {

@@ -93,9 +93,9 @@ export function verifyPage(ctx: WebContext, model: VerifyPageModel): SafeHtml {
   data-log-key-url="${LOG_KEY_PATH}"
   data-issuer="${model.issuer}"${c2paReaderAttributes()}${messageAttributes}>
   <h2>${t('web.verify.signature_heading')}</h2>
-  <p id="signature-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.signature_checking')}</p>
+  <p id="signature-result" class="check-result" role="status" aria-live="polite" data-result="checking">${t('web.verify.signature_checking')}</p>
   <h2>${t('web.verify.log_heading')}</h2>
-  <p id="log-result" class="check-result" role="status" aria-live="polite" data-result="pending">${t('web.verify.log_checking')}</p>
+  <p id="log-result" class="check-result" role="status" aria-live="polite" data-result="checking">${t('web.verify.log_checking')}</p>
   <h2>${t('web.verify.file_heading')}</h2>
   <p class="muted">${t('web.verify.file_help')} <a href="/verify">${t('web.verify.check_any_file')}</a></p>
   <div class="drop-zone" id="drop-zone">
