@@ -9,7 +9,7 @@ import { ORDER_STATES } from '../contract/schemas.js';
 import { loadSeed, validateSeedDocument } from '../domain/seed/seed.js';
 import { ensureAssetSha256 } from '../domain/certificates/index.js';
 import { buildDemoSeed, DEMO_CERTIFIER, DEMO_ORGANIZATIONS, encodePng, useDemoPreviewsAsAssets, writeNdjsonOrders } from './index.js';
-import { crc32 } from './png.js';
+import { pngChunk } from './png.js';
 
 async function ndjsonDigest(count: number, seed: number): Promise<{ digest: string; lines: number }> {
   const hash = createHash('sha256');
@@ -72,7 +72,8 @@ describe('demo data generator', () => {
   });
 
   it('encodes real PNG files', () => {
-    assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
+    // Every PNG ends with this exact IEND chunk (length 0, type, CRC-32 AE 42 60 82).
+    assert.deepEqual([...pngChunk('IEND', Buffer.alloc(0))], [0, 0, 0, 0, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]);
     const png = encodePng(2, 1, Uint8Array.from([255, 0, 0, 0, 0, 255]));
     assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     assert.equal(png.readUInt32BE(16), 2);

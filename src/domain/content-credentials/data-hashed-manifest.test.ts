@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, before } from 'node:test';
-import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { readManifestStore } from '../../../test/helpers/content-credentials.js';
+import { pngChunk } from '../../demo/png.js';
 import { coseReserveSize, coseSign1 } from './cose-sign1.js';
 import { credentialPlainFile, NotPlainFile, type DefinitionJson } from './data-hashed-manifest.js';
 import { manifestDefinition, parentIngredient } from './manifest.js';
@@ -118,15 +118,6 @@ function withoutC2paSegments(jpeg: Uint8Array): { rest: Buffer; count: number } 
 }
 
 // --- PNG chunks ---------------------------------------------------------------------------------
-
-function pngChunk(type: string, data: Uint8Array): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
 
 function pngChunks(png: Uint8Array): Array<{ type: string; start: number; end: number }> {
   const buf = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
