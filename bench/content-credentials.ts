@@ -177,8 +177,9 @@ writeBenchmarkSection(
 load average ${INITIAL_LOAD.map((l) => l.toFixed(2)).join(' ')} at start (the machine is shared with other engineers' builds and tests:
 figures vary from run to run). A ${(jpeg.length / 1e6).toFixed(2)} MB JPEG (random noise, quality 100).
 
-Making the credentialed copy in a Content Credentials thread (c2pa-rs as WebAssembly, signed ES256 by a
-generated chain), after a warm-up; extra RSS of the process over its RSS before the copy:
+Making the credentialed copy in a Content Credentials thread (a plain JPEG: the data-hashed manifest written
+by c2pa-ts, signed ES256 by a generated chain), after a warm-up; extra RSS of the process over its RSS
+before the copy:
 
 | Round | Time | Peak extra RSS | Credentialed file |
 |---|---|---|---|
