@@ -30,6 +30,7 @@ import { openDatabase } from '../src/storage/database.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
 import { BENCH_CERTIFICATE_ID_PREFIX, benchCertificateId, DEFAULT_CERTIFICATES_DATABASE_URL, seedCertificates, type SeedFigures } from './certificates-seed.js';
 import { cpuMsOf, memoryOf, postgresBackendsOf, processTree, servingUrl, stopChild } from './server-process.js';
+import { runWrk, type WrkResult } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: FLAGS } = parseArgs({
@@ -142,35 +143,16 @@ async function revocationProbe(server: Server, db: Awaited<ReturnType<typeof ope
 type Kind = 'api' | 'badge';
 const WRK_SCRIPT = path.join(ROOT, 'bench/wrk-certificates.lua');
 
-interface WrkResult {
-  requests: number;
-  duration_us: number;
-  errors: number;
-  p50_us: number;
-  p99_us: number;
-  max_us: number;
-}
-
-/**
- * Runs wrk (C, like pgbench, so the load generator takes little of the CPU the server needs: autocannon,
- * in this Node process, took most of a core at these rates) with CONNECTIONS connections on WRK_THREADS
- * thread(s), each request for a random seeded certificate (bench/wrk-certificates.lua), the probes'
- * certificates left out.
- */
-async function wrk(server: Server, kind: Kind, seconds: number): Promise<WrkResult> {
-  const args = ['-t', String(WRK_THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--timeout', '10s', '-s', WRK_SCRIPT, server.baseUrl, '--', BENCH_CERTIFICATE_ID_PREFIX, String(COUNT - 2 * ROUNDS), kind];
-  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', (e) => reject(new Error(`wrk could not be started (apt-get install wrk): ${e.message}`)));
-    child.once('exit', resolve);
+/** wrk over CONNECTIONS connections, each request for a random seeded certificate (bench/wrk-certificates.lua), the probes' certificates left out. */
+function wrk(server: Server, kind: Kind, seconds: number): Promise<WrkResult> {
+  return runWrk({
+    url: server.baseUrl,
+    connections: CONNECTIONS,
+    seconds,
+    threads: WRK_THREADS,
+    script: WRK_SCRIPT,
+    scriptArgs: [BENCH_CERTIFICATE_ID_PREFIX, String(COUNT - 2 * ROUNDS), kind],
   });
-  const line = out.split('\n').find((l) => l.startsWith('{"requests"'));
-  if (code !== 0 || !line) throw new Error(`wrk failed (${code}): ${err}${out}`);
-  return JSON.parse(line) as WrkResult;
 }
 
 async function measure(name: string, server: Server, kind: Kind, probe: (() => Promise<number>) | null): Promise<Measurement> {

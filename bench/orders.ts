@@ -4,7 +4,7 @@
  * On PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/certdesk_bench, created if missing)
  * it loads --orders (default 1,000,000) orders into one organization and 1,000 into another (generated in
  * SQL with generate_series; the triggers keep the counters exact), starts `certdesk serve --workers N` on
- * 127.0.0.1 as a child process, and measures with autocannon (32 connections, --duration s each):
+ * 127.0.0.1 as a child process, and measures with wrk (bench/wrk.ts; 32 connections, --duration s each):
  *   (a) limit=200, first page          (b) limit=200 at page 2,000 (a replayed token)
  *   (c) limit=200&preview=true         (d) limit=1 at --orders orders vs at 1,000 orders
  * and, in the same rounds, the bare keyset SELECT of (a)'s 201 stored rows with pgbench (32 clients) and
@@ -26,7 +26,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { loadSeed } from '../src/domain/seed/seed.js';
@@ -38,6 +37,7 @@ import { insertOrders, secretOf, seedDocument, type BenchOrganization } from './
 import { cpuMsOf, memoryOf, postgresBackendsOf, processTree, servingUrl, stopChild } from './server-process.js';
 import { runImportBenchmark, type ImportFigures } from './import.js';
 import { BASELINE_COMMIT, buildBaseline } from './baseline-build.js';
+import { runWrk } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: FLAGS } = parseArgs({
@@ -62,6 +62,10 @@ const BIG_ORDERS = count(FLAGS.orders, 1_000_000);
 // Each order count has a database of its own, so a quick run never reloads the full one.
 const DATABASE_URL = process.env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/certdesk_bench${BIG_ORDERS === 1_000_000 ? '' : `_${BIG_ORDERS}`}`;
 const CONNECTIONS = 32;
+/** The load generator's script (bench/wrk.ts): the same request over and over, one JSON line when done. */
+const WRK_SCRIPT = path.join(ROOT, 'bench/wrk-orders.lua');
+/** Seconds of load before each measured run: the server's caches and young generation settle. */
+const WARM_UP_SECONDS = 3;
 const DURATION = count(FLAGS.duration ?? process.env.BENCH_DURATION, 10);
 const ROUNDS = count(FLAGS.rounds ?? process.env.BENCH_ROUNDS, 3);
 const WORKERS = count(FLAGS.workers, os.availableParallelism());
@@ -216,8 +220,9 @@ async function measure(name: string, url: string, token: string, server: Server,
   const bodyKb = Buffer.byteLength(probeText) / 1024;
   const items = (probe.orders ?? probe.order_previews ?? []).length;
   if (items !== expectItems) throw new Error(`${name}: expected ${expectItems} items, got ${items}`);
-  const headers = { authorization: `Bearer ${token}` };
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers }); // warm-up, not reported
+  const load = (seconds: number) =>
+    runWrk({ url, connections: CONNECTIONS, seconds, script: WRK_SCRIPT, headers: [`Authorization: Bearer ${token}`] });
+  await load(WARM_UP_SECONDS); // warm-up, not reported
   // The server is the primary and its workers: CPU is their sum, memory the largest single process.
   const pids = processTree(server.child.pid!);
   const cpuOf = () => pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
@@ -226,12 +231,24 @@ async function measure(name: string, url: string, token: string, server: Server,
   const pgCpuOf = () => backends.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
   const cpuBefore = cpuOf();
   const pgCpuBefore = pgCpuOf();
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
-  const cpuMsPerRequest = (cpuOf() - cpuBefore) / Math.max(1, r.requests.total);
-  const pgCpuMsPerRequest = backends.length ? (pgCpuOf() - pgCpuBefore) / Math.max(1, r.requests.total) : NaN;
+  const r = await load(DURATION);
+  const total = Math.max(1, r.requests);
+  const cpuMsPerRequest = (cpuOf() - cpuBefore) / total;
+  const pgCpuMsPerRequest = backends.length ? (pgCpuOf() - pgCpuBefore) / total : NaN;
   const mems = pids.map(memoryOf);
   const mem = { rss: Math.max(...mems.map((m) => m.rss)), hwm: Math.max(...mems.map((m) => m.hwm)) };
-  const m = { name, requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, rssMb: mem.rss, hwmMb: mem.hwm, errors: r.errors + r.non2xx + r.timeouts, cpuMsPerRequest, pgCpuMsPerRequest, bodyKb };
+  const m = {
+    name,
+    requestsPerSecond: r.requests / (r.duration_us / 1e6),
+    p50: r.p50_us / 1000,
+    p99: r.p99_us / 1000,
+    rssMb: mem.rss,
+    hwmMb: mem.hwm,
+    errors: r.errors,
+    cpuMsPerRequest,
+    pgCpuMsPerRequest,
+    bodyKb,
+  };
   log(`${name}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, RSS ${m.rssMb.toFixed(0)} MB (peak ${m.hwmMb.toFixed(0)} MB), errors ${m.errors}, server CPU ${m.cpuMsPerRequest.toFixed(2)} ms/request, PostgreSQL CPU ${m.pgCpuMsPerRequest.toFixed(2)} ms/request`);
   return m;
 }
@@ -316,7 +333,7 @@ function report(results: Record<string, Measurement>, imported: ImportFigures | 
     `Run ${new Date().toISOString()} by \`npm run bench\` (bench/orders.ts): ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ` +
       `${(os.totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, PostgreSQL on 127.0.0.1; server, database, load generator and pgbench share the machine. ` +
       `\`serve --workers ${WORKERS}\` (server CPU: primary + workers; RSS: the largest single process). ` +
-      `${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up, ${ROUNDS} rounds of all scenarios; each figure is the median over the rounds (peak RSS: the maximum). Organization of ${N(BIG_ORDERS)} orders (4 projects, personal orders), ` +
+      `${CONNECTIONS} connections, ${DURATION} s per scenario after a ${WARM_UP_SECONDS} s warm-up (wrk, a C load generator like pgbench), ${ROUNDS} rounds of all scenarios; each figure is the median over the rounds (peak RSS: the maximum). Organization of ${N(BIG_ORDERS)} orders (4 projects, personal orders), ` +
       'caller = organization administrator, `project_id=All Projects`.' +
       (baselineCommit
         ? ` "Before this work" is commit ${baselineCommit.slice(0, 7)}, built from git and served with its own defaults (\`serve\` without flags) on the same database; each of its scenarios runs right after today's in every round.`
@@ -341,9 +358,8 @@ function report(results: Record<string, Measurement>, imported: ImportFigures | 
     ...importGoals,
     '',
     `Reading the figures: the body of (a) is ${f(a.bodyKb)} KB (200 full orders with their presigned URLs), (c) ${f(c.bodyKb)} KB. ` +
-      `One (a) request costs ${f(a.cpuMsPerRequest, 2)} ms of server CPU (receiving 201 assembled orders from the driver, resolving ` +
-      `their marks and presigned URLs, encoding and writing the body, and the garbage of all that) and ${f(a.pgCpuMsPerRequest, 2)} ms of ` +
-      `PostgreSQL CPU (the page, the visible projects and the counters). With ${os.cpus().length} CPUs and nothing else running, that caps (a) near ` +
+      `One (a) request costs ${f(a.cpuMsPerRequest, 2)} ms of server CPU (the HTTP request and its bearer token, the page's first read: its ids, row versions and counts and the caller's projects in one statement; the body, kept from the last identical request or joined from cached items; writing ${f(a.bodyKb)} KB) and ${f(a.pgCpuMsPerRequest, 2)} ms of ` +
+      `PostgreSQL CPU (that statement, against pgbench's bare SELECT of the 201 documents). With ${os.cpus().length} CPUs and nothing else running, that caps (a) near ` +
       `${f((1000 * os.cpus().length) / (a.cpuMsPerRequest + a.pgCpuMsPerRequest))} req/s before the load generator takes its share; ` +
       `half of pgbench's rate would be ${f(pgb.requestsPerSecond / 2)} req/s, which leaves ${f((1000 * os.cpus().length) / (pgb.requestsPerSecond / 2) - a.pgCpuMsPerRequest, 2)} ms ` +
       'of CPU per request for the server on this machine. pgbench\'s rate counts rows that never leave PostgreSQL\'s C code for JSON and HTTP. ' +

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   process.env.PGAPPNAME = APP;
   const handle = await openDatabase({ databaseUrl: DATABASE_URL, pgliteDir: null, poolSize: 4 });
   try {
-    const ctx = await createOrdersContext(handle.db, loadConfig({ PUBLIC_BASE_URL: 'http://certdesk.bench' }));
+    const ctx = await createOrdersContext(handle.db, loadConfig({ PUBLIC_BASE_URL: 'http://certdesk.bench' }), { hotReads: handle.hotReads });
     const u = await handle.db.selectFrom('users').selectAll().where('organization_id', '=', BIG_ORG).where('is_admin', '=', true).executeTakeFirstOrThrow();
     const principal = principalFor(principalUserOfRow({ ...u, user_id: u.id }), 'bench-big', ['enterprise-api-access/read']);
     const scenarios: Array<[string, () => Promise<unknown>]> = [

@@ -37,6 +37,7 @@ import { migrate } from '../src/storage/migrate.js';
 import { LocalDirectoryStorage } from '../src/storage/object-storage/index.js';
 import { writeBenchmarkSection } from './benchmarks-doc.js';
 import { processTree, cpuMsOf, servingUrl, stopChild } from './server-process.js';
+import { runWrk, type WrkResult } from './wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: FLAGS } = parseArgs({ options: { entries: { type: 'string' }, rate: { type: 'string' }, duration: { type: 'string' }, 'tile-seconds': { type: 'string' }, 'tile-rounds': { type: 'string' } } });
@@ -79,29 +80,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-interface WrkResult {
-  requests: number;
-  duration_us: number;
-  errors: number;
-  p50_us: number;
-  p99_us: number;
-  max_us: number;
-}
-
-async function wrk(baseUrl: string, prefix: string, tiles: number, seconds: number): Promise<WrkResult> {
-  const args = ['-t', '1', '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--timeout', '10s', '-s', path.join(ROOT, 'bench/wrk-log-tiles.lua'), baseUrl, '--', prefix, String(tiles)];
-  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', (e) => reject(new Error(`wrk could not be started (apt-get install -y wrk): ${e.message}`)));
-    child.once('exit', resolve);
-  });
-  const line = out.split('\n').find((l) => l.startsWith('{"requests"'));
-  if (code !== 0 || !line) throw new Error(`wrk failed (${code}): ${err}${out}`);
-  return JSON.parse(line) as WrkResult;
+function wrk(baseUrl: string, prefix: string, tiles: number, seconds: number): Promise<WrkResult> {
+  return runWrk({ url: baseUrl, connections: CONNECTIONS, seconds, script: path.join(ROOT, 'bench/wrk-log-tiles.lua'), scriptArgs: [prefix, String(tiles)] });
 }
 
 async function freePort(): Promise<number> {

@@ -118,7 +118,7 @@ export async function createServices(input: ServiceInput): Promise<Services> {
   const log = input.log ?? createLogger(config);
   const clock = input.clock ?? systemClock;
   const storage = input.storage ?? openObjectStorage(config);
-  const orders = await createOrdersContext(db, config);
+  const orders = await createOrdersContext(db, config, { hotReads: database.hotReads });
   const uploadSigner = new HmacUploadPresigner(await serverSecret(db, SERVER_SECRET.presign), config.publicBaseUrl);
   // One rate-limit store (Redis when REDIS_URL is set) for the brute-force guards and the upload rate; a
   // caller that brings its own guards gets a store of its own for uploads.

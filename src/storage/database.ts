@@ -22,6 +22,16 @@ export type Executor = Kysely<Database> | Transaction<Database>;
 
 export interface DatabaseHandle {
   db: Db;
+  /**
+   * The same database for the listing's hot reads (order-listing.repository.ts): on a server, a second pool
+   * whose sessions plan each prepared statement once (`plan_cache_mode = force_generic_plan`). PostgreSQL's
+   * default re-plans a statement at every execution when it judges a plan for the given values better; for
+   * the listing's first read (one statement: counts, visible projects, ids and versions) that planning cost
+   * more than executing it, and its plan never depends on the values (every scope reads its own keyset
+   * index). Only statements written for it go there: the rest of the service keeps per-value plans, which
+   * its queue and outbox reads (`LIMIT $n` on tables that grow) need. The same as `db` on PGlite.
+   */
+  hotReads: Db;
   kind: 'pglite' | 'postgres';
   /** The node-postgres pool (server only): COPY and other streaming work. */
   pgPool: pg.Pool | null;
@@ -100,10 +110,20 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
     throw new DatabaseUnavailableError(`cannot connect to ${description}: ${(err as Error).message}`);
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: monitored }) });
+  // Connects on its first query (a command that lists nothing never opens it).
+  const hotPool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: poolSize,
+    types: pgTypes,
+    connectionTimeoutMillis: 5000,
+    options: '-c plan_cache_mode=force_generic_plan',
+  });
+  const hotReads = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new MonitoredPgPool(hotPool, availability, preparedStatements ? MAX_PREPARED_STATEMENTS : 0) }) });
   // Connects with its first subscriber (a process that only runs a command never listens).
   const notifications = new DatabaseNotifications(databaseUrl);
   return {
     db,
+    hotReads,
     kind: 'postgres',
     pgPool: pool,
     pglite: null,
@@ -114,7 +134,7 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
     close: async () => {
       availability.close();
       await notifications.close();
-      await db.destroy();
+      await Promise.all([db.destroy(), hotReads.destroy()]);
     },
   };
 }
@@ -145,6 +165,7 @@ async function openEmbedded(dir: string | null): Promise<DatabaseHandle> {
   const availability = new DatabaseAvailability({ probe: () => instance.query('SELECT 1') });
   return {
     db,
+    hotReads: db,
     kind: 'pglite',
     pgPool: null,
     pglite: pool,

@@ -19,6 +19,15 @@ import { listOrderEvents } from './order-lifecycle.repository.js';
 import { changeOrder, changeOrderIn, createOrder, OrderNotFoundError } from './order-lifecycle.service.js';
 import { recountOrderCounters, upsertOrders } from './order.repository.js';
 import { checkDocuments } from './order-documents.service.js';
+import { principalOf } from '../../../test/helpers/orders-oracle.js';
+import { loadConfig } from '../../config.js';
+import type { Principal } from '../principal.js';
+import { listOrders, listOrdersBody } from './order-listing.service.js';
+import { renderOrdersResponse } from './order-response.js';
+import { createOrdersContext, type OrdersContext } from './orders-context.js';
+
+/** The signing time of the listings' presigned URLs. */
+const NOW = 1_900_000_000;
 
 const ALLOWED = new Set([
   'In Progress>Unsupported File',
@@ -43,9 +52,13 @@ for (const target of databaseTargets()) {
     let handle: DatabaseHandle;
     const clock = new ManualClock();
     const actor = { kind: 'user' as const, userId: '00000000-0000-4000-8000-00000000abcd', email: USERS.admin.email, clientId: null };
+    let orders: OrdersContext;
+    let admin: Principal;
     before(async () => {
       handle = await target.open();
       await loadStandardFixture(handle);
+      orders = await createOrdersContext(handle.db, loadConfig({ PUBLIC_BASE_URL: 'http://certdesk.test' }));
+      admin = await principalOf(handle, 'admin');
     });
     after(() => handle.close());
 
@@ -162,7 +175,15 @@ for (const target of databaseTargets()) {
       await fc.assert(
         fc.asyncProperty(fc.array(fc.tuple(fc.nat(5), fc.constantFrom(...ORDER_STATES)), { minLength: 5, maxLength: 30 }), async (moves) => {
           const ids = await freshOrders(`conc-${round++}`, 6);
-          const results = await Promise.allSettled(moves.map(([i, to]) => changeOrder(handle.db, clock, ids[i]!, actor, { to })));
+          // Listings run between the moves, so the item cache holds versions the moves then replace.
+          const listings: Array<Promise<unknown>> = [];
+          const results = await Promise.allSettled(
+            moves.map(async ([i, to], n) => {
+              if (n % 3 === 0) listings.push(listOrdersBody(orders, admin, { projectId: 'All Projects', limit: 10, nowSeconds: NOW }));
+              return changeOrder(handle.db, clock, ids[i]!, actor, { to });
+            }),
+          );
+          await Promise.all(listings);
           for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof IllegalTransitionError, String(r.reason));
           for (const id of ids) {
             const events = await listOrderEvents(handle.db, id);
@@ -178,6 +199,10 @@ for (const target of databaseTargets()) {
           assert.equal(results.filter((r) => r.status === 'fulfilled').length, (await Promise.all(ids.map((id) => listOrderEvents(handle.db, id)))).flat().length);
           // Each order's stored documents are the renderer's for its final row, whatever order the moves ran in.
           assert.deepEqual(await checkDocuments(handle.db, ids), []);
+          // And the listing, with whatever its item cache kept, is the page spliced from the rows as they are now.
+          const options = { projectId: 'All Projects', limit: 10, nowSeconds: NOW };
+          const listed = (await listOrdersBody(orders, admin, options)).toString('utf8');
+          assert.equal(listed, renderOrdersResponse(await listOrders(orders, admin, options)));
           assert.deepEqual(await handle.db.transaction().execute((trx) => recountOrderCounters(trx, true)), []);
         }),
         { numRuns: 15 },

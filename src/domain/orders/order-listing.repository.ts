@@ -8,7 +8,9 @@ import { arrayLiteral } from '../../storage/array-literal.js';
 import type { Executor } from '../../storage/database.js';
 import type { KeysetCursor } from '../../storage/page-token.js';
 import type { StoredLayer } from '../../storage/schema.js';
+import type { Principal } from '../principal.js';
 import type { OrderScope } from './order-scope.js';
+import { parseVisibleProjects, visibleProjectsJson, type VisibleProject } from './visible-projects.repository.js';
 
 export interface OrderPageRow {
   order_id: string;
@@ -113,65 +115,77 @@ const projectMark = sql`chr(1) || 'N' || coalesce(o.project_id::text, '') || chr
 const previewMark = sql`CASE WHEN o.asset_preview_key IS NULL THEN 'null' ELSE chr(1) || 'P' || to_json(o.asset_preview_key)::text || chr(2) END`;
 const layersMark = sql`CASE WHEN jsonb_array_length(o.layers) = 0 THEN '[]' ELSE chr(1) || 'L' || o.layers::text || chr(2) END`;
 
+/** The row version a cached item is kept by (page-item-cache.ts): the writing transaction and the tuple's place. */
+const VERSION = sql`o.xmin::text || ':' || o.ctid::text`;
+
 /**
- * The page's items assembled by PostgreSQL from the stored documents, one text value per order: the stored
- * document followed by the per-response fields, exactly as order-response.ts splices them once the
- * service drops the brace at the splice mark (to_json escapes text the way JSON.stringify does). Presigned
- * URLs cannot be computed here (the key stays out of the database session): their keys come back as marks.
- *
- * One row per order, not one aggregate per page: joining the items (string_agg, with the window that
- * numbers them) cost PostgreSQL a third more CPU than the rows themselves, and the database is the part of
- * the system that is hardest to add to.
- *
- * @param limit the page size; limit + 1 rows are read so `rows` says whether another page exists.
+ * An order's item assembled by PostgreSQL from its stored document, one text value: the stored document
+ * followed by the per-response fields, exactly as order-response.ts splices them once the service drops the
+ * brace at the splice mark (to_json escapes text the way JSON.stringify does). Presigned URLs cannot be
+ * computed here (the key stays out of the database session): their keys come back as marks.
  */
+function itemExpression(preview: boolean): RawBuilder<unknown> {
+  // concat() builds each item in one allocation, where a chain of || copies it once per operator.
+  return preview
+    ? sql`concat(o.preview_doc::text, ${SPLICE}, ',"asset_preview_url":', ${previewMark}, ',"project_name":', ${projectMark}, '}')`
+    : sql`concat(o.doc::text, ${SPLICE}, ',"project":', ${projectMark}, ',"asset_preview_url":', ${previewMark},
+        ',"layers_info":', ${layersMark}, '}')`;
+}
+
+/** A row of a page: its keyset position and its row version. */
+export interface OrderPageVersion {
+  order_id: string;
+  creation_micros: string;
+  version: string;
+}
+
+/** An order's assembled item and the row version it was assembled from. */
+export interface OrderItemRow {
+  order_id: string;
+  version: string;
+  item: string;
+}
+
+/** The assembled items of some orders of an organization (any order; an id that is not there has no row). */
+export async function fetchOrderItems(db: Executor, organizationId: string, orderIds: readonly string[], preview: boolean): Promise<OrderItemRow[]> {
+  if (orderIds.length === 0) return [];
+  const result = await sql<OrderItemRow>`SELECT o.order_id, ${VERSION} AS version, ${itemExpression(preview)} AS item FROM orders o
+    WHERE o.order_id = ANY(${arrayLiteral(orderIds)}::text[]) AND o.organization_id = ${organizationId}::uuid`.execute(db);
+  return result.rows;
+}
+
+/** A whole page read at once: the keyset positions, versions and items of `limit` rows after the cursor. */
 export async function fetchOrderPageItems(
   db: Executor,
   scope: OrderScope,
   cursor: KeysetCursor | null,
   limit: number,
   preview: boolean,
-): Promise<OrderPageItems> {
-  // concat() builds each item in one allocation, where a chain of || copies it once per operator.
-  const item = preview
-    ? sql`concat(o.preview_doc::text, ${SPLICE}, ',"asset_preview_url":', ${previewMark}, ',"project_name":', ${projectMark}, '}')`
-    : sql`concat(o.doc::text, ${SPLICE}, ',"project":', ${projectMark}, ',"asset_preview_url":', ${previewMark},
-        ',"layers_info":', ${layersMark}, '}')`;
-  const cols = sql`o.order_id, ((extract(epoch FROM o.creation_time) * 1000000)::bigint)::text AS creation_micros, ${item} AS item`;
-  const page = pageQuery<{ order_id: string; creation_micros: string; item: string }>(scope, cols, sql`u.order_id, u.creation_micros, u.item`, cursor, limit + 1);
-  const rows = (await page.execute(db)).rows;
-  const last = rows.length >= limit ? rows[limit - 1]! : null;
-  return {
-    rows: rows.length,
-    items: rows.slice(0, limit).map((r) => r.item),
-    lastMicros: last?.creation_micros ?? null,
-    lastOrderId: last?.order_id ?? null,
-  };
+): Promise<Array<OrderPageVersion & { item: string }>> {
+  const cols = sql`o.order_id, ((extract(epoch FROM o.creation_time) * 1000000)::bigint)::text AS creation_micros, ${VERSION} AS version,
+    ${itemExpression(preview)} AS item`;
+  return (await pageQuery<OrderPageVersion & { item: string }>(scope, cols, sql`u.order_id, u.creation_micros, u.version, u.item`, cursor, limit).execute(db)).rows;
 }
 
-/** order_stats of a scope, summed from order_counters (never by counting orders). */
-export async function sumOrderCounters(db: Executor, scope: OrderScope): Promise<OrderStatsT> {
+/** The order_counters rows of a scope. */
+function countersOf(scope: OrderScope): RawBuilder<unknown> {
   const org = sql`c.organization_id = ${scope.organizationId}::uuid`;
-  let where: RawBuilder<unknown>;
   switch (scope.kind) {
     case 'organization':
-      where = org;
-      break;
+      return org;
     case 'personal-all':
-      where = sql`${org} AND c.project_id IS NULL`;
-      break;
+      return sql`${org} AND c.project_id IS NULL`;
     case 'owner':
-      where = sql`${org} AND c.scope_key = ${`personal:${scope.ownerKey}`}::text`;
-      break;
+      return sql`${org} AND c.scope_key = ${`personal:${scope.ownerKey}`}::text`;
     case 'project':
-      where = sql`${org} AND c.scope_key = ${`project:${scope.projectId}`}::text`;
-      break;
+      return sql`${org} AND c.scope_key = ${`project:${scope.projectId}`}::text`;
     case 'member':
-      where = sql`${org} AND (c.project_id = ANY(${arrayLiteral(scope.projectIds)}::uuid[]) OR c.scope_key = ${`personal:${scope.ownerKey}`}::text)`;
-      break;
+      return sql`${org} AND (c.project_id = ANY(${arrayLiteral(scope.projectIds)}::uuid[]) OR c.scope_key = ${`personal:${scope.ownerKey}`}::text)`;
   }
-  const result = await sql<{ order_state: string; n: number }>`
-    SELECT c.order_state, sum(c.order_count)::bigint AS n FROM order_counters c WHERE ${where} GROUP BY c.order_state`.execute(db);
+}
+
+/** order_stats from per-state sums (states the contract does not count are left out). */
+function statsOf(rows: Iterable<readonly [string, number]>): OrderStatsT {
   const stats: OrderStatsT = {
     total_in_progress: 0,
     total_certified: 0,
@@ -181,13 +195,76 @@ export async function sumOrderCounters(db: Executor, scope: OrderScope): Promise
     total_unsupported: 0,
     total_orders: 0,
   };
-  for (const row of result.rows) {
-    const counter = STATE_COUNTERS[row.order_state as (typeof ORDER_STATES)[number]];
+  for (const [state, n] of rows) {
+    const counter = STATE_COUNTERS[state as (typeof ORDER_STATES)[number]];
     if (!counter) continue;
-    stats[counter] += row.n;
-    stats.total_orders += row.n;
+    stats[counter] += n;
+    stats.total_orders += n;
   }
   return stats;
+}
+
+/** order_stats of a scope, summed from order_counters (never by counting orders). */
+export async function sumOrderCounters(db: Executor, scope: OrderScope): Promise<OrderStatsT> {
+  const result = await sql<{ order_state: string; n: number }>`
+    SELECT c.order_state, sum(c.order_count)::bigint AS n FROM order_counters c WHERE ${countersOf(scope)} GROUP BY c.order_state`.execute(db);
+  return statsOf(result.rows.map((r) => [r.order_state, r.n] as const));
+}
+
+/**
+ * A page's first read: its rows (limit + 1 at most) with their row versions, and the scope's counts. Only
+ * the row at position `limit` (the page's last when another page follows) carries its keyset micros: the
+ * exact conversion (numeric arithmetic) cost PostgreSQL more than all the rest of the statement.
+ */
+export interface PageVersions {
+  rows: Array<{ order_id: string; version: string; creation_micros: string | null }>;
+  stats: OrderStatsT;
+  /** The rows' ids and versions and the counts as one text, so equal reads compare as text (page-body-memo.ts). */
+  key: string;
+  /** The caller's visible projects, when they were asked for. */
+  visible: VisibleProject[] | null;
+}
+
+/**
+ * The first read of a page in one statement: the scope's per-state counts, the caller's visible projects
+ * when `visibleTo` is given, and the order ids and row versions of `limit` + 1 rows after the cursor (the
+ * one beyond the page says another page exists), one row each, told apart by `kind`. One statement instead
+ * of three, without the documents: once the documents are cached, the cost of each statement (in the
+ * driver and in PostgreSQL) is most of what a page costs.
+ */
+export async function fetchPageVersionsAndStats(
+  db: Executor,
+  scope: OrderScope,
+  cursor: KeysetCursor | null,
+  limit: number,
+  visibleTo: Principal | null = null,
+): Promise<PageVersions> {
+  const cols = sql`o.order_id, o.xmin AS row_xmin, o.ctid AS row_ctid, o.creation_time AS row_time`;
+  const page = pageQuery<unknown>(scope, cols, sql`u.order_id, u.row_xmin, u.row_ctid, u.row_time`, cursor, limit + 1);
+  const projects = visibleTo ? sql`UNION ALL SELECT 'v', NULL, NULL, NULL, ${visibleProjectsJson(visibleTo)}` : sql``;
+  const result = await sql<{ kind: 's' | 'v' | 'o'; order_id: string | null; version: string | null; creation_micros: string | null; data: string | null }>`
+    SELECT 's' AS kind, NULL::text AS order_id, NULL::text AS version, NULL::text AS creation_micros,
+      (SELECT coalesce(json_agg(json_build_array(c.order_state, c.n)), '[]')::text FROM
+         (SELECT c.order_state, sum(c.order_count)::bigint AS n FROM order_counters c WHERE ${countersOf(scope)} GROUP BY c.order_state) c) AS data
+    ${projects}
+    UNION ALL
+    SELECT 'o', p.order_id, p.row_xmin::text || ':' || p.row_ctid::text,
+      CASE WHEN row_number() OVER () = ${limit} THEN ((extract(epoch FROM p.row_time) * 1000000)::bigint)::text END, NULL
+    FROM (${page}) p`.execute(db);
+  let stats = '[]';
+  let visible: VisibleProject[] | null = null;
+  let key = '';
+  const rows: PageVersions['rows'] = [];
+  for (const r of result.rows) {
+    if (r.kind === 's') stats = r.data ?? '[]';
+    else if (r.kind === 'v') visible = parseVisibleProjects(r.data ?? '[]');
+    else {
+      rows.push({ order_id: r.order_id!, version: r.version!, creation_micros: r.creation_micros });
+      // Length-prefixed: an order id is any text, so no separator could be trusted to end it.
+      key += `${r.order_id!.length}:${r.order_id!}${r.version!}\n`;
+    }
+  }
+  return { rows, stats: statsOf(JSON.parse(stats) as Array<[string, number]>), key: `${stats}\n${key}`, visible };
 }
 
 export interface SingleOrderRow extends OrderPageRow {

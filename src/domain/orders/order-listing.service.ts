@@ -4,12 +4,23 @@
  * presigned URLs). Independent of HTTP: it returns structured data, `order-response.ts` turns it into JSON.
  */
 import type { LayerInfoT, OrderProjectT } from '../../contract/schemas.js';
-import type { PageTokenBinding } from '../../storage/page-token.js';
-import { isKeyOfOrganization, keyOwnershipCheck } from '../../storage/object-storage/object-key.js';
+import type { KeysetCursor, PageTokenBinding } from '../../storage/page-token.js';
+import { isKeyOfOrganization } from '../../storage/object-storage/object-key.js';
 import type { Principal } from '../principal.js';
-import { fetchOrderPage, fetchOrderPageItems, sumOrderCounters, type OrderPageRow } from './order-listing.repository.js';
+import {
+  fetchOrderItems,
+  fetchOrderPage,
+  fetchOrderPageItems,
+  fetchPageVersionsAndStats,
+  type PageVersions,
+  sumOrderCounters,
+  type OrderItemRow,
+  type OrderPageRow,
+} from './order-listing.repository.js';
+import { parsePageItem, resolvePageItem, type PageItem } from './page-item.js';
+import { ITEMS_PER_CHUNK, resolvePageTexts, utf8Join } from './page-text.js';
 import { orderItemsEnvelope } from './order-response.js';
-import { projectNamesFor, resolveOrderScope } from './order-scope.js';
+import { projectNamesFor, resolveOrderScope, scopeBeforeProjects, type OrderScope } from './order-scope.js';
 import type { OrdersContext } from './orders-context.js';
 import { listVisibleProjects, type VisibleProject } from './visible-projects.repository.js';
 import type { ListedOrder, OrderListing } from './order-listing.types.js';
@@ -89,112 +100,138 @@ export async function listOrders(ctx: OrdersContext, principal: Principal, optio
 async function resolvePage(ctx: OrdersContext, principal: Principal, options: ListOrdersOptions) {
   const binding: PageTokenBinding = { organizationId: principal.organizationId, userId: principal.userId, projectFilter: options.projectId };
   const cursor = options.pageToken ? ctx.pageTokens.verify(options.pageToken, binding) : null;
-  const visible = await listVisibleProjects(ctx.db, principal);
+  const visible = await listVisibleProjects(ctx.hotReads, principal);
   const scope = resolveOrderScope(principal, options.projectId, visible);
   return { binding, cursor, visible, scope };
 }
 
-/** Marks of an assembled page (order-listing.repository.ts): chr(1), then S (splice), or N, P, L (up to chr(2)). */
-const MARK = '\u0001';
-const MARK_END = '\u0002';
-const SPLICE = 0x53; // 'S'
-const PREVIEW = 0x50; // 'P'
-const PROJECT = 0x4e; // 'N'
-const CLOSING_BRACE = 0x7d;
-
 /**
- * Items per chunk of a page's text: ~35 KB of full orders. A page of 200 full orders is ~260 KB, and one
- * string that size lives in V8's large-object space: a fresh mapping per string, page faults on every first
- * touch, munmap after GC (a quarter of the server's CPU when measured). Chunks stay in the regular heap.
+ * The token binding, the verified cursor, the visible projects, the scope and the page's first read (ids,
+ * versions, counts): in one statement when the scope is known before the visible projects are (every
+ * filter but a non-administrator's All Projects), else the visible projects first.
  */
-export const ITEMS_PER_CHUNK = 32;
-
-/**
- * The page's items as JSON text, comma-separated, in chunks of `itemsPerChunk`, with every mark resolved
- * in one pass over each item found with indexOf (a character search): each document's closing brace is
- * dropped at its splice mark, each project mark becomes the project as the caller sees it, and each
- * preview key and layers mark becomes its (cached) presigned URLs.
- */
-function resolveItems(
-  ctx: OrdersContext,
-  organizationId: string,
-  items: string[],
-  projectJson: ReadonlyMap<string, string>,
-  now: number,
-  itemsPerChunk: number,
-): string[] {
-  // The same rule as toListedOrder: a key outside the organization's prefix gets no URL.
-  const own = keyOwnershipCheck(organizationId);
-  const previewUrl = (keyJson: string) => {
-    const key = keyJson.includes('\\') ? (JSON.parse(keyJson) as string) : keyJson.slice(1, -1);
-    return own(key) ? ctx.presigner.presignJson(key, now) : 'null';
-  };
-  const layersInfo = (layersJson: string) => {
-    const layers = (JSON.parse(layersJson) as Array<{ layer_name: string; key: string }>).filter((l) => own(l.key));
-    return JSON.stringify(layers.map((l) => ({ layer_name: l.layer_name, layer_url: ctx.presigner.presign(l.key, now) })));
-  };
-  const chunks: string[] = [];
-  let out = '';
-  items.forEach((item, i) => {
-    if (i % itemsPerChunk !== 0) out += ',';
-    let from = 0;
-    for (let mark = item.indexOf(MARK); mark !== -1; mark = item.indexOf(MARK, from)) {
-      const kind = item.charCodeAt(mark + 1);
-      if (kind === SPLICE) {
-        // Stored documents are JSON objects written by the renderer: they end with their closing brace.
-        if (item.charCodeAt(mark - 1) !== CLOSING_BRACE) throw new Error('stored order document is not a JSON object');
-        out += item.slice(from, mark - 1);
-        from = mark + 2;
-        continue;
-      }
-      const end = item.indexOf(MARK_END, mark + 2);
-      const value = item.slice(mark + 2, end);
-      // A project the caller does not see (or none: a personal order) shows null.
-      out += item.slice(from, mark) + (kind === PROJECT ? (projectJson.get(value) ?? 'null') : kind === PREVIEW ? previewUrl(value) : layersInfo(value));
-      from = end + 1;
-    }
-    out += item.slice(from);
-    if ((i + 1) % itemsPerChunk === 0 || i === items.length - 1) {
-      chunks.push(out);
-      out = '';
-    }
-  });
-  return chunks;
+async function readFirst(ctx: OrdersContext, principal: Principal, options: ListOrdersOptions, limit: number) {
+  const binding: PageTokenBinding = { organizationId: principal.organizationId, userId: principal.userId, projectFilter: options.projectId };
+  const cursor = options.pageToken ? ctx.pageTokens.verify(options.pageToken, binding) : null;
+  const early = scopeBeforeProjects(principal, options.projectId);
+  if (early !== null) {
+    const first = await fetchPageVersionsAndStats(ctx.hotReads, early, cursor, limit, principal);
+    const visible = first.visible ?? [];
+    // A project the caller does not see: 404, and what was read for it is dropped unseen.
+    const scope = resolveOrderScope(principal, options.projectId, visible);
+    return { binding, cursor, visible, scope, first };
+  }
+  const visible = await listVisibleProjects(ctx.hotReads, principal);
+  const scope = resolveOrderScope(principal, options.projectId, visible);
+  return { binding, cursor, visible, scope, first: await fetchPageVersionsAndStats(ctx.hotReads, scope, cursor, limit) };
 }
 
-/** Texts as one UTF-8 buffer, allocated once at its exact size: no intermediate buffers, no second copy. */
-function utf8Join(texts: string[]): Buffer {
-  let size = 0;
-  for (const text of texts) size += Buffer.byteLength(text);
-  const out = Buffer.allocUnsafeSlow(size);
-  let offset = 0;
-  for (const text of texts) offset += out.write(text, offset);
-  return out;
+/**
+ * The page's items, given its first read (ids and row versions): the items the process's item cache holds,
+ * and the others read by id. Orders are never deleted by the service; if one went between the two reads
+ * anyway, the whole page is read again in one statement, so a page never has a hole.
+ */
+async function readPageItems(ctx: OrdersContext, organizationId: string, first: PageVersions, scope: OrderScope, cursor: KeysetCursor | null, limit: number, preview: boolean) {
+  const versions = first.rows;
+  const onPage = versions.slice(0, limit);
+  const items: Array<PageItem | undefined> = onPage.map((r) => ctx.pageItems.get(organizationId, r.order_id, r.version, preview));
+  const missing = onPage.filter((_, i) => items[i] === undefined).map((r) => r.order_id);
+  if (missing.length > 0) {
+    const read = new Map((await fetchOrderItems(ctx.hotReads, organizationId, missing, preview)).map((row) => [row.order_id, row]));
+    for (let i = 0; i < onPage.length; i++) {
+      if (items[i] !== undefined) continue;
+      const row = read.get(onPage[i]!.order_id);
+      if (row === undefined) return readWholePage(ctx, organizationId, scope, cursor, limit, preview);
+      // Written since the first read: the newer state is served (as a later read would) and kept by its own version.
+      items[i] = cachedItem(ctx, organizationId, row, preview);
+    }
+  }
+  return { more: versions.length > limit, last: onPage.at(-1), items: items as PageItem[] };
+}
+
+async function readWholePage(ctx: OrdersContext, organizationId: string, scope: OrderScope, cursor: KeysetCursor | null, limit: number, preview: boolean) {
+  const rows = await fetchOrderPageItems(ctx.hotReads, scope, cursor, limit + 1, preview);
+  const onPage = rows.slice(0, limit);
+  return { more: rows.length > limit, last: onPage.at(-1), items: onPage.map((row) => cachedItem(ctx, organizationId, row, preview)) };
+}
+
+function cachedItem(ctx: OrdersContext, organizationId: string, row: OrderItemRow, preview: boolean): PageItem {
+  const item = parsePageItem(row.item, organizationId);
+  ctx.pageItems.set(organizationId, row.order_id, row.version, preview, item);
+  return item;
+}
+
+const COMMA = Buffer.from(',');
+
+/** A page of a request seen for the first time: read, resolved as text, sent, nothing kept (page-text.ts). */
+async function readPageOnce(ctx: OrdersContext, principal: Principal, options: ListOrdersOptions, preview: boolean, limit: number): Promise<Buffer> {
+  const { binding, cursor, visible, scope } = await resolvePage(ctx, principal, options);
+  const projectJson = new Map(visible.map((p) => [p.id, preview ? JSON.stringify(p.name) : JSON.stringify({ id: p.id, name: p.name, userRole: p.userRole })]));
+  const [stats, rows] = await Promise.all([sumOrderCounters(ctx.hotReads, scope), fetchOrderPageItems(ctx.hotReads, scope, cursor, limit + 1, preview)]);
+  const last = rows.length > limit ? rows[limit - 1] : undefined;
+  const nextPageToken = last ? ctx.pageTokens.sign({ creationTimeMicros: BigInt(last.creation_micros), orderId: last.order_id }, binding) : null;
+  const { head, tail } = orderItemsEnvelope({ preview, stats, projectNames: projectNamesFor(options.projectId, visible), nextPageToken });
+  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+  const items = rows.slice(0, limit).map((r) => r.item);
+  const texts = [head];
+  resolvePageTexts(ctx.presigner, principal.organizationId, items, projectJson, now, ITEMS_PER_CHUNK).forEach((chunk, i) => (i > 0 ? texts.push(',', chunk) : texts.push(chunk)));
+  texts.push(tail);
+  return utf8Join(texts);
 }
 
 /**
  * One page of the orders the caller sees as the UTF-8 bytes of the GetOrdersResponse JSON, byte for byte
- * what `renderOrdersResponse(await listOrders(...))` gives, but assembled by the database: one text value
- * per order, so the only per-item work left here is resolving its marks (a splice point, presigned URLs).
- * The page never exists as one string (see ITEMS_PER_CHUNK): its chunks are encoded straight into one
- * buffer of the page's exact size.
+ * what `renderOrdersResponse(await listOrders(...))` gives, but assembled from the stored documents.
+ *
+ * A request seen for the first time (a step of a walk, most often) is read once: the visible projects,
+ * then the counts and the page's items assembled by PostgreSQL, resolved as text (page-text.ts), nothing
+ * kept. A request seen before (a dashboard's first page, a client polling) reads, every time, the visible
+ * projects, the page's order ids with their row versions and the scope's counts (one statement, one row
+ * each). The body is then, in order of cost:
+ * - the body made last time for the same request, if it was made from exactly these inputs (page-body-memo.ts);
+ * - or assembled from the page's items: those unchanged since this process last read them from the item
+ *   cache (page-item-cache.ts), the others assembled by the database from their stored documents, each
+ *   item's marks resolved for this response (page-item.ts), all joined once into a buffer of the page's size.
+ * The returned buffer may be shared with other responses: it must not be modified.
  * @throws InvalidPageTokenError, OrderScopeNotFoundError as listOrders does.
  */
-export async function listOrdersBody(ctx: OrdersContext, principal: Principal, options: ListOrdersOptions, itemsPerChunk = ITEMS_PER_CHUNK): Promise<Buffer> {
+export async function listOrdersBody(ctx: OrdersContext, principal: Principal, options: ListOrdersOptions): Promise<Buffer> {
   const preview = options.preview ?? false;
   const limit = options.limit ?? DEFAULT_PAGE_LIMIT;
-  const { binding, cursor, visible, scope } = await resolvePage(ctx, principal, options);
-  // The visible projects as the page shows them, each serialized once: `project` of an Order, `project_name` of an OrderPreview.
-  const projectJson = new Map(visible.map((p) => [p.id, preview ? JSON.stringify(p.name) : JSON.stringify({ id: p.id, name: p.name, userRole: p.userRole })]));
-  const [stats, page] = await Promise.all([sumOrderCounters(ctx.db, scope), fetchOrderPageItems(ctx.db, scope, cursor, limit, preview)]);
-  const nextPageToken =
-    page.rows > limit && page.lastMicros !== null && page.lastOrderId !== null
-      ? ctx.pageTokens.sign({ creationTimeMicros: BigInt(page.lastMicros), orderId: page.lastOrderId }, binding)
-      : null;
-  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  const { head, tail } = orderItemsEnvelope({ preview, stats, projectNames: projectNamesFor(options.projectId, visible), nextPageToken });
-  const texts = [head];
-  resolveItems(ctx, principal.organizationId, page.items, projectJson, now, itemsPerChunk).forEach((chunk, i) => (i > 0 ? texts.push(',', chunk) : texts.push(chunk)));
-  texts.push(tail);
-  return utf8Join(texts);
+  const request = JSON.stringify([preview, limit, principal.organizationId, principal.userId, options.projectId, options.pageToken ?? null]);
+  if (!ctx.pageBodies.seenBefore(request)) return readPageOnce(ctx, principal, options, preview, limit);
+  const { binding, cursor, visible, scope, first } = await readFirst(ctx, principal, options, limit);
+  // The visible projects as the page shows them: `project` of an Order, `project_name` of an OrderPreview.
+  const projectJson = visible.map((p) => [p.id, preview ? JSON.stringify(p.name) : JSON.stringify({ id: p.id, name: p.name, userRole: p.userRole })] as const);
+  const inputs = { versions: first.key, projects: JSON.stringify(projectJson), nowSeconds: options.nowSeconds ?? Math.floor(Date.now() / 1000) };
+  const kept = ctx.pageBodies.get(request, inputs);
+  if (kept !== undefined) return kept;
+
+  const page = await readPageItems(ctx, principal.organizationId, first, scope, cursor, limit, preview);
+  const last = page.more ? page.last : undefined;
+  if (last !== undefined && last.creation_micros === null) throw new Error('the keyset position of the page\'s last row was not read');
+  const nextPageToken = last ? ctx.pageTokens.sign({ creationTimeMicros: BigInt(last.creation_micros!), orderId: last.order_id }, binding) : null;
+  const { head, tail } = orderItemsEnvelope({ preview, stats: first.stats, projectNames: projectNamesFor(options.projectId, visible), nextPageToken });
+  const resolution = { projects: new Map(projectJson.map(([id, json]) => [id, Buffer.from(json, 'utf8')])), presigner: ctx.presigner, nowSeconds: inputs.nowSeconds };
+  const headBytes = Buffer.from(head, 'utf8');
+  const parts: Buffer[] = [headBytes];
+  let size = headBytes.length;
+  page.items.forEach((item, i) => {
+    if (i > 0) {
+      parts.push(COMMA);
+      size += 1;
+    }
+    const bytes = resolvePageItem(item, resolution);
+    parts.push(bytes);
+    size += bytes.length;
+  });
+  const tailBytes = Buffer.from(tail, 'utf8');
+  parts.push(tailBytes);
+  size += tailBytes.length;
+  // A buffer of its own (Buffer.concat may hand out a slice of Node's shared pool, which keeping it would pin).
+  const body = Buffer.allocUnsafeSlow(size);
+  let offset = 0;
+  for (const part of parts) offset += part.copy(body, offset);
+  ctx.pageBodies.set(request, inputs, body);
+  return body;
 }

@@ -8,6 +8,8 @@ import { loadConfig } from '../../config.js';
 import { InvalidPageTokenError } from '../../storage/page-token.js';
 import type { Principal } from '../principal.js';
 import { toOrderRow } from './order-document.js';
+import { PageBodyMemo } from './page-body-memo.js';
+import { PageItemCache } from './page-item-cache.js';
 import { upsertOrders } from './order.repository.js';
 import {
   createOrdersContext,
@@ -272,9 +274,15 @@ describeOnEachDatabase('order listing', (getDb) => {
           fc.constantFrom(...ALL_FILTERS),
           fc.array(fc.integer({ min: 1, max: 60 }), { minLength: 1, maxLength: 3 }),
           fc.boolean(),
-          // Items per chunk of the assembled page: small sizes put chunk boundaries inside every page.
-          fc.integer({ min: 1, max: 40 }),
-          async (name, filter, limits, preview, chunk) => {
+          // The item cache: the one shared by every run (mostly warm), or one so small it holds a few items
+          // (pages part read, part cached), or a fresh one (every item read).
+          fc.constantFrom('shared', 'tiny', 'fresh'),
+          async (name, filter, limits, preview, cache) => {
+            // The tiny cache keeps no bodies either, so every read assembles from its items.
+            const listing =
+              cache === 'shared'
+                ? ctx
+                : { ...ctx, pageItems: new PageItemCache(cache === 'tiny' ? { maxBytes: 6_000 } : {}), pageBodies: new PageBodyMemo(cache === 'tiny' ? 1 : undefined) };
             let token: string | null = null;
             let page = 0;
             do {
@@ -284,11 +292,13 @@ describeOnEachDatabase('order listing', (getDb) => {
                 spliced = renderOrdersResponse(await listOrders(ctx, principals[name], options));
               } catch (err) {
                 assert.ok(err instanceof OrderScopeNotFoundError);
-                await assert.rejects(listOrdersBody(ctx, principals[name], options, chunk), OrderScopeNotFoundError);
+                await assert.rejects(listOrdersBody(listing, principals[name], options), OrderScopeNotFoundError);
                 return;
               }
-              const assembled: string = (await listOrdersBody(ctx, principals[name], options, chunk)).toString('utf8');
+              const assembled: string = (await listOrdersBody(listing, principals[name], options)).toString('utf8');
               assert.equal(assembled, spliced);
+              // Read again: now from the items the first read left in the cache.
+              assert.equal((await listOrdersBody(listing, principals[name], options)).toString('utf8'), spliced);
               token = (JSON.parse(assembled) as { next_page_token: string | null }).next_page_token;
               page += 1;
             } while (token && page < 6);
@@ -301,6 +311,45 @@ describeOnEachDatabase('order listing', (getDb) => {
       assert.equal(admin.orders[0].layers_info.length, 2);
     } finally {
       await getDb().db.deleteFrom('orders').where('order_id', '=', odd.order_id).execute();
+    }
+  });
+
+  it('lists an order changed after its item was cached as it is now, and reads only what changed', async () => {
+    const now = 1_900_000_000;
+    const options: ListOrdersOptions = { projectId: 'All Projects', limit: 5, nowSeconds: now };
+    const listing = { ...ctx, pageItems: new PageItemCache(), pageBodies: new PageBodyMemo() };
+    const input = {
+      order_id: 'cached-then-changed', username: 'Admin', email: USERS.admin.email, order_state: 'In Progress' as const, order_title: 'first title',
+      asset_id: 'a', asset_name: 'x.png', asset_last_modified_timestamp: '1', ordered_by: null, creation_time: '2032-01-01T00:00:00Z',
+      asset_preview_key: `orgs/${ACME.id}/cached/preview.png`, project_id: ACME.projects.zeta.id, layers: [],
+    };
+    await upsertOrders(getDb().db, [toOrderRow(ACME.id, input)]);
+    try {
+      // Asked for the first time: read once, nothing kept (a walk's pages are asked for once each).
+      const once = (await listOrdersBody(listing, principals.admin, options)).toString('utf8');
+      assert.equal(listing.pageItems.size, 0);
+      // Asked for again: its items are kept.
+      const first = JSON.parse((await listOrdersBody(listing, principals.admin, options)).toString('utf8')) as { orders: Array<{ order_id: string; order_title: string }> };
+      assert.equal(JSON.stringify(first), JSON.stringify(JSON.parse(once)));
+      assert.equal(first.orders[0]!.order_title, 'first title');
+      assert.equal(listing.pageItems.size, 5);
+      // The same order written again (a new row version): its cached item must not be served.
+      await upsertOrders(getDb().db, [toOrderRow(ACME.id, { ...input, order_title: 'second title é' })]);
+      const second = (await listOrdersBody(listing, principals.admin, options)).toString('utf8');
+      assert.equal(second, renderOrdersResponse(await listOrders(ctx, principals.admin, options)));
+      assert.equal((JSON.parse(second) as typeof first).orders[0]!.order_title, 'second title é');
+      assert.equal(listing.pageItems.size, 6, 'only the changed order was read again');
+      // Read again unchanged: the kept body, the same bytes.
+      const third = await listOrdersBody(listing, principals.admin, options);
+      assert.equal(third.toString('utf8'), second);
+      assert.equal(await listOrdersBody(listing, principals.admin, options), third, 'the body made from the same inputs is kept');
+      // Another signing time: the same page with other URLs, not the kept body (asked twice: once read once).
+      await listOrdersBody(listing, principals.admin, { ...options, nowSeconds: now + 3600 });
+      const later = (await listOrdersBody(listing, principals.admin, { ...options, nowSeconds: now + 3600 })).toString('utf8');
+      assert.equal(later, renderOrdersResponse(await listOrders(ctx, principals.admin, { ...options, nowSeconds: now + 3600 })));
+      assert.notEqual(later, second);
+    } finally {
+      await getDb().db.deleteFrom('orders').where('order_id', '=', input.order_id).execute();
     }
   });
 

@@ -25,6 +25,27 @@ export class OrderScopeNotFoundError extends Error {
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The scope of a filter when it is known before the caller's visible projects are read, so one statement
+ * can read both (the listing's first read): every filter but a non-administrator's All Projects, which
+ * merges the visible projects. A project's scope is a candidate only: `resolveOrderScope` with the visible
+ * projects read alongside decides whether the caller sees it (what was read for it is then discarded).
+ * null: the visible projects are needed first.
+ * @throws OrderScopeNotFoundError for a project filter that is not a UUID (no project has such an id).
+ */
+export function scopeBeforeProjects(principal: Principal, projectFilter: string): OrderScope | null {
+  const organizationId = principal.organizationId;
+  if (projectFilter === ALL_PROJECTS) return principal.isAdmin ? { kind: 'organization', organizationId } : null;
+  if (projectFilter === PERSONAL_CERTIFICATES) {
+    return principal.isAdmin ? { kind: 'personal-all', organizationId } : { kind: 'owner', organizationId, ownerKey: principal.emailKey };
+  }
+  const wanted = projectFilter.toLowerCase();
+  if (!UUID.test(wanted)) throw new OrderScopeNotFoundError();
+  return { kind: 'project', organizationId, projectId: wanted };
+}
+
 /** Resolves a `project_id` filter; throws OrderScopeNotFoundError for anything outside the caller's view. */
 export function resolveOrderScope(principal: Principal, projectFilter: string, visible: VisibleProject[]): OrderScope {
   const organizationId = principal.organizationId;

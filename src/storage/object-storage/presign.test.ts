@@ -72,4 +72,15 @@ describe('HmacUrlPresigner', () => {
       assert.equal(JSON.parse(p.presignJson(k, base + 60)), p.presign(k, base + 60), 'next window');
     }
   });
+
+  it('presignJsonBytes is presignJson in UTF-8, signed again in the next window', () => {
+    const p = new HmacUrlPresigner(key, 'https://x', 900);
+    const base = 1_800_000_000 - (1_800_000_000 % 60);
+    for (const k of ['previews/a b.png', 'previews/é"\\.png', 'k.png']) {
+      assert.equal(p.presignJsonBytes(k, base).toString('utf8'), p.presignJson(k, base));
+      assert.equal(p.presignJsonBytes(k, base + 59).toString('utf8'), p.presignJson(k, base), 'same window');
+      assert.equal(p.presignJsonBytes(k, base + 60).toString('utf8'), p.presignJson(k, base + 60), 'next window');
+      assert.notEqual(p.presignJson(k, base + 60), p.presignJson(k, base));
+    }
+  });
 });

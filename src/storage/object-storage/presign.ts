@@ -22,6 +22,8 @@ export interface UrlPresigner {
   presign(key: string, nowSeconds?: number): string;
   /** The same URL as a JSON string literal, as a response body splices it in. */
   presignJson(key: string, nowSeconds?: number): string;
+  /** presignJson's UTF-8 bytes (the listing assembles its body from buffers). Callers must not modify them. */
+  presignJsonBytes(key: string, nowSeconds?: number): Buffer;
 }
 
 export type PresignCheck = 'ok' | 'expired' | 'bad-signature';
@@ -37,6 +39,8 @@ interface SignedUrl {
   expires: string;
   url: string;
   json: string;
+  /** json's UTF-8 bytes, made on first use. */
+  jsonBytes?: Buffer;
 }
 
 /** The embedded presigner: HMAC-SHA256 over key and expiry, verified by `GET /objects/*`. */
@@ -74,6 +78,11 @@ export class HmacUrlPresigner implements UrlPresigner {
    */
   presignJson(key: string, nowSeconds = Math.floor(Date.now() / 1000)): string {
     return this.signed(key, nowSeconds).json;
+  }
+
+  presignJsonBytes(key: string, nowSeconds = Math.floor(Date.now() / 1000)): Buffer {
+    const entry = this.signed(key, nowSeconds);
+    return (entry.jsonBytes ??= Buffer.from(entry.json, 'utf8'));
   }
 
   private signed(key: string, nowSeconds: number): SignedUrl {
