@@ -97,8 +97,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   return dir ? ownEmbeddedDirectory(dir, options.owner ?? 'command', () => openEmbedded(dir)) : openEmbedded(null);
 }
 
+/**
+ * The share of a process's connections that serves the listing's hot reads (DatabaseHandle.hotReads): the
+ * two pools together never hold more than `poolSize` connections (at least one each), so a server's
+ * connection budget (max_connections across a fleet) is what it was with one pool.
+ */
+export function splitPoolSize(poolSize: number): { main: number; hot: number } {
+  const hot = Math.max(1, Math.round(poolSize * 0.3));
+  return { main: Math.max(1, poolSize - hot), hot };
+}
+
 async function openServer(databaseUrl: string, poolSize: number, preparedStatements: boolean): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5000 });
+  const sizes = splitPoolSize(poolSize);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.main, types: pgTypes, connectionTimeoutMillis: 5000 });
   const availability = new DatabaseAvailability({ probe: () => pool.query('SELECT 1') });
   const monitored = new MonitoredPgPool(pool, availability, preparedStatements ? MAX_PREPARED_STATEMENTS : 0);
   const description = `PostgreSQL ${redactUrl(databaseUrl)}`;
@@ -113,7 +124,7 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
   // Connects on its first query (a command that lists nothing never opens it).
   const hotPool = new pg.Pool({
     connectionString: databaseUrl,
-    max: poolSize,
+    max: sizes.hot,
     types: pgTypes,
     connectionTimeoutMillis: 5000,
     options: '-c plan_cache_mode=force_generic_plan',
