@@ -1,7 +1,8 @@
 /**
  * Listing orders (GET /v1/orders and the web dashboard): resolves the caller's scope, reads one keyset page
  * and the scope's counters, and attaches what depends on the request (the caller's project role,
- * presigned URLs). Independent of HTTP: it returns structured data, `order-response.ts` turns it into JSON.
+ * presigned URLs). Independent of HTTP: `listOrders` returns structured data (the web pages), and
+ * `listOrdersBody` the API's JSON bytes (see its comment for the caches it uses).
  */
 import type { LayerInfoT, OrderProjectT } from '../../contract/schemas.js';
 import type { KeysetCursor, PageTokenBinding } from '../../storage/page-token.js';

@@ -1,6 +1,6 @@
 /**
  * Parsed page items (page-item.ts) of recently listed orders, by row version. A listing first reads only
- * the page's order ids and their row versions (order-listing.repository.ts fetchOrderPageVersions) and
+ * the page's order ids and their row versions (order-listing.repository.ts fetchPageVersionsAndStats) and
  * takes the documents of the orders whose version it has from here; only the others are read, assembled
  * and sent by the database. So the bytes of a page that did not change are not sent, decoded and encoded
  * again for every response.
@@ -61,10 +61,5 @@ export class PageItemCache {
   /** Items held now. */
   get size(): number {
     return this.items.size;
-  }
-
-  /** Bytes accounted now (never more than maxBytes). */
-  get heldBytes(): number {
-    return this.items.calculatedSize;
   }
 }
