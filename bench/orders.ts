@@ -9,7 +9,8 @@
  *   (c) limit=200&preview=true         (d) limit=1 at --orders orders vs at 1,000 orders
  * and, in the same rounds, the bare keyset SELECT of (a)'s 201 stored rows with pgbench (32 clients) and
  * (a), (c), (d) against the code before this work (bench/baseline-build.ts: built from git, served next to
- * today's, measured right after each of today's scenarios), then the import of --import-orders orders
+ * today's). Each round measures the figures a goal compares one right after the other: pgbench of (a), (a),
+ * (b); pgbench of (c), (c), (c) before; (d), (d) at 1,000 orders, (d) before; then (a) before. Then the import of --import-orders orders
  * (bench/import.ts). Results go to stdout and to docs/benchmarks.md
  * ("## Orders listing", "## Import"). Everything listens on 127.0.0.1 and stops by itself.
  *
@@ -336,7 +337,7 @@ function report(results: Record<string, Measurement>, imported: ImportFigures | 
       `${CONNECTIONS} connections, ${DURATION} s per scenario after a ${WARM_UP_SECONDS} s warm-up (wrk, a C load generator like pgbench), ${ROUNDS} rounds of all scenarios; each figure is the median over the rounds (peak RSS: the maximum). Organization of ${N(BIG_ORDERS)} orders (4 projects, personal orders), ` +
       'caller = organization administrator, `project_id=All Projects`.' +
       (baselineCommit
-        ? ` "Before this work" is commit ${baselineCommit.slice(0, 7)}, built from git and served with its own defaults (\`serve\` without flags) on the same database; each of its scenarios runs right after today's in every round.`
+        ? ` "Before this work" is commit ${baselineCommit.slice(0, 7)}, built from git and served with its own defaults (\`serve\` without flags) on the same database; in every round (c) and (d) before this work are measured right after today's, (a) before this work at the end of the round.`
         : ''),
     '',
     '| Scenario | req/s | p50 ms | p99 ms | server RSS MB per process | server CPU ms/req | PostgreSQL CPU ms/req |',
@@ -411,16 +412,18 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round} of ${ROUNDS}`);
       const r: Record<string, Measurement> = {};
+      // Each goal compares two figures: they are measured one right after the other, so a change in what
+      // else the machine runs (it is shared, and its speed drifts over minutes) moves both alike.
       r.pgb = pgbench(BIG.id);
-      r.pgc = pgbench(BIG.id, 'bench/pgbench-keyset-preview.sql', 'pgbench: bare keyset SELECT of (c)');
       r.a = await measure('(a) limit=200, first page', list('limit=200'), big, server, 200);
-      if (then) r.a0 = await measure('(a) before this work', list('limit=200', then), bigThen!, then, 200);
       r.b = await measure(`(b) limit=200, page ${N(DEEP_PAGE)} (replayed token)`, list(`limit=200&page_token=${deepPage}`), big, server, 200);
+      r.pgc = pgbench(BIG.id, 'bench/pgbench-keyset-preview.sql', 'pgbench: bare keyset SELECT of (c)');
       r.c = await measure('(c) limit=200&preview=true', list('limit=200&preview=true'), big, server, 200);
       if (then) r.c0 = await measure('(c) before this work', list('limit=200&preview=true', then), bigThen!, then, 200);
       r.d1 = await measure(`(d) limit=1, ${N(BIG_ORDERS)} orders`, list('limit=1'), big, server, 1);
-      if (then) r.d10 = await measure(`(d) ${N(BIG_ORDERS)} orders, before this work`, list('limit=1', then), bigThen!, then, 1);
       r.d2 = await measure('(d) limit=1, 1,000 orders', list('limit=1'), small, server, 1);
+      if (then) r.d10 = await measure(`(d) ${N(BIG_ORDERS)} orders, before this work`, list('limit=1', then), bigThen!, then, 1);
+      if (then) r.a0 = await measure('(a) before this work', list('limit=200', then), bigThen!, then, 200);
       rounds.push(r);
     }
   } finally {

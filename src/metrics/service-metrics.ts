@@ -249,15 +249,17 @@ export function createServiceMetrics(options: ServiceMetricsOptions = {}): Servi
   let database: DatabaseHandle | null = null;
   new Gauge({
     name: 'certdesk_db_pool_connections',
-    help: 'Connections of the PostgreSQL pool: total, idle, and callers waiting for one.',
-    labelNames: ['state'] as const,
+    help: 'Connections of each PostgreSQL pool (main; hot_reads: the listing\'s reads): total, idle, and callers waiting for one.',
+    labelNames: ['pool', 'state'] as const,
     registers: [registry],
     collect() {
       const usage = database?.poolUsage();
       if (!usage) return;
-      this.set({ state: 'total' }, usage.total);
-      this.set({ state: 'idle' }, usage.idle);
-      this.set({ state: 'waiting' }, usage.waiting);
+      for (const [pool, u] of Object.entries(usage)) {
+        this.set({ pool, state: 'total' }, u.total);
+        this.set({ pool, state: 'idle' }, u.idle);
+        this.set({ pool, state: 'waiting' }, u.waiting);
+      }
     },
   });
   new Gauge({

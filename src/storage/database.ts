@@ -43,10 +43,13 @@ export interface DatabaseHandle {
   availability: DatabaseAvailability;
   /** LISTEN/NOTIFY between the processes sharing the server (PostgreSQL only; null on PGlite). */
   notifications?: DatabaseNotifications | null;
-  /** Connections of the pool right now (PostgreSQL only; null on PGlite). */
-  poolUsage(): PoolUsage | null;
+  /** Connections of each pool right now: the main one and the listing's hot reads (PostgreSQL only; null on PGlite). */
+  poolUsage(): Record<PoolName, PoolUsage> | null;
   close(): Promise<void>;
 }
+
+/** `main` serves everything but the listing's hot reads (`hot_reads`). */
+export type PoolName = 'main' | 'hot_reads';
 
 export interface PoolUsage {
   total: number;
@@ -107,6 +110,10 @@ export function splitPoolSize(poolSize: number): { main: number; hot: number } {
   return { main: Math.max(1, poolSize - hot), hot };
 }
 
+function usageOf(pool: pg.Pool): PoolUsage {
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 async function openServer(databaseUrl: string, poolSize: number, preparedStatements: boolean): Promise<DatabaseHandle> {
   const sizes = splitPoolSize(poolSize);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: sizes.main, types: pgTypes, connectionTimeoutMillis: 5000 });
@@ -141,7 +148,7 @@ async function openServer(databaseUrl: string, poolSize: number, preparedStateme
     description,
     availability,
     notifications,
-    poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolUsage: () => ({ main: usageOf(pool), hot_reads: usageOf(hotPool) }),
     close: async () => {
       availability.close();
       await notifications.close();

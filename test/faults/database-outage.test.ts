@@ -244,5 +244,8 @@ describe('PostgreSQL restarts and stops under load', { skip: !privateClusterAvai
     assert.match(metrics.body, /certdesk_http_requests_total\{method="GET",route="\/v1\/orders",status="503"\} [1-9]/);
     assert.match(metrics.body, /certdesk_oauth_tokens_refused_total\{error="temporarily_unavailable"\} [1-9]/);
     assert.match(metrics.body, /certdesk_db_up 1/);
+    // Both pools are reported: the listing's reads have their own (src/storage/database.ts splitPoolSize).
+    assert.match(metrics.body, /certdesk_db_pool_connections\{pool="main",state="total"\} \d+/);
+    assert.match(metrics.body, /certdesk_db_pool_connections\{pool="hot_reads",state="total"\} \d+/);
   });
 });
