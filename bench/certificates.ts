@@ -14,7 +14,8 @@
  * docs/benchmarks.md ("## Public certificate lookups"). Everything listens on 127.0.0.1 and stops by itself.
  *
  * Flags: --count N, --duration S (default 10), --rounds R (default 3), --workers W (default: CPUs),
- * --reuse (keep the database when it already holds --count certificates: skips seeding, no seed time).
+ * --reuse (keep the database when it already holds --count certificates and no run has revoked its probe
+ * certificates yet: skips seeding, no seed time; a revocation is in the append-only log for good).
  * Quick run: `npm run bench:certificates -- --count 10000 --duration 3 --rounds 1`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -254,15 +255,17 @@ async function certificatesIn(databaseUrl: string): Promise<number> {
 }
 
 /**
- * A reused database still has the certificates an earlier run's probes revoked: made valid again here
- * (benchmark data only; the service itself never un-revokes), so every run probes valid certificates.
+ * Whether none of the certificates the probes revoke has been revoked yet. A revocation is also an entry of
+ * the transparency log, which is append-only (a certificate is revoked once, for good), so a database whose
+ * probes an earlier run revoked cannot be reused: it is seeded again.
  */
-async function unrevokeProbes(databaseUrl: string): Promise<void> {
+async function probesNeverRevoked(databaseUrl: string): Promise<boolean> {
   const ids = Array.from({ length: 2 * ROUNDS }, (_, k) => benchCertificateId(COUNT - 1 - k));
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query('UPDATE certificates SET revoked_at = NULL, revocation_reason = NULL, revoked_by = NULL WHERE certificate_id = ANY($1::uuid[])', [ids]);
+    const r = await client.query<{ n: string }>('SELECT count(*) AS n FROM certificates WHERE certificate_id = ANY($1::uuid[]) AND revoked_at IS NOT NULL', [ids]);
+    return Number(r.rows[0]!.n) === 0;
   } finally {
     await client.end();
   }
@@ -330,10 +333,10 @@ function report(a: Measurement, b: Measurement, p: Measurement, seed: SeedFigure
 
 async function main(): Promise<void> {
   let seed: SeedFigures | null = null;
-  if (FLAGS.reuse && (await certificatesIn(DATABASE_URL)) === COUNT) {
+  if (FLAGS.reuse && (await certificatesIn(DATABASE_URL)) === COUNT && (await probesNeverRevoked(DATABASE_URL))) {
     log(`reusing ${N(COUNT)} certificates in ${DATABASE_URL}`);
-    await unrevokeProbes(DATABASE_URL);
   } else {
+    if (FLAGS.reuse) log('not reusing: the database is missing or an earlier run revoked its probe certificates (in the append-only log)');
     log(`seeding ${N(COUNT)} certificates into ${DATABASE_URL}`);
     seed = await seedCertificates(DATABASE_URL, COUNT, 'http://localhost:8080');
     log(`seeded in ${seed.seconds.toFixed(1)} s (${N(Math.round(COUNT / seed.seconds))}/s)`);
