@@ -264,7 +264,12 @@ async function probesNeverRevoked(databaseUrl: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const r = await client.query<{ n: string }>('SELECT count(*) AS n FROM certificates WHERE certificate_id = ANY($1::uuid[]) AND revoked_at IS NOT NULL', [ids]);
+    // The log's entry is what stays: a row un-revoked by hand (as earlier versions of this script did) still has one.
+    const r = await client.query<{ n: string }>(
+      `SELECT (SELECT count(*) FROM certificates WHERE certificate_id = ANY($1::uuid[]) AND revoked_at IS NOT NULL)
+            + (SELECT count(*) FROM transparency_log_entries WHERE certificate_id = ANY($1::uuid[]) AND kind = 'revoked') AS n`,
+      [ids],
+    );
     return Number(r.rows[0]!.n) === 0;
   } finally {
     await client.end();
