@@ -200,12 +200,22 @@ describeOnEachDatabase('file check /verify in Chromium', (getDb, target) => {
 
   it('a revoked certificate: the credentialed file reads as revoked, with the reason', async () => {
     await revokeCertificateNow(w.app.services.database.db, w.app.services.clock, quay.certificateId, 'Generated layers found', TEST_REVIEWER);
-    await eventually(() => fetch(`${base}/v1/certificates/${quay.certificateId}`).then((r) => r.json() as Promise<{ status: string }>), (c) => c.status === 'revoked', 'the revocation on the public route');
+    // Revoked and sequenced: the file carries only its issuance proof, and the page takes the revocation's from
+    // the live record (the world's clock is frozen, so the log's 60-s grace would not cover it for long).
+    await eventually(
+      () => fetch(`${base}/v1/certificates/${quay.certificateId}`).then((r) => r.json() as Promise<{ status: string; transparency_log: { revoked: { index: number } | null } | null }>),
+      (c) => c.status === 'revoked' && Boolean(c.transparency_log?.revoked),
+      'the revocation on the public route and in the log',
+    );
     const { page } = await newPage();
+    // Checked ten minutes after the revocation, well past the log's grace period (DEFAULT_LOG_GRACE_MS): the
+    // revocation must be proven from the log, not excused as not sequenced yet.
+    await page.clock.setFixedTime(Date.now() + 10 * 60_000);
     await page.goto('/verify');
     assert.equal(await check(page, 'quay.png', quay.file), 'revoked');
     assert.ok((await page.locator('#file-verdict').innerText()).startsWith(`Revoked: ${quay.organization} certified this file on `));
     assert.match(await checkText(page, 'status'), /^Live status: revoked on .*Reason: Generated layers found$/);
+    assert.match(await checkText(page, 'log'), /Its revocation is entry \d+ of the log\.$/);
     assert.deepEqual(pageErrors, []);
   });
 

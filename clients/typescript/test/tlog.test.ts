@@ -24,6 +24,7 @@ import {
   rootOf,
   TiledTree,
   TransparencyLogError,
+  proofsOfCredentialedFile,
   verifyCertificateInLog,
   verifyCheckpoint,
   verifyConsistency,
@@ -330,5 +331,20 @@ describe('a certificate in the log', () => {
     const pending = await verifyCertificateInLog({ jws, issuedAtSeconds: iat, transparencyLog: object, logKey: verifier, revokedAt: '2026-03-02T10:00:00.000Z', now: Date.parse('2026-03-02T10:00:30.000Z') });
     assert.equal(pending.status === 'included' && pending.revocationPending, true);
     assert.equal(leafHashOf(Buffer.from('x')).length, 32);
+  });
+
+  it("a credentialed file's issuance proof with the live record's revocation proof verifies long after the revocation", async () => {
+    const { verifier, object: live } = await logged(true);
+    // What the file carries: the issuance proof as it was when the file was credentialed, no revocation.
+    const carried = { ...live, revoked: null };
+    const late = { jws, issuedAtSeconds: iat, logKey: verifier, revokedAt: '2026-03-02T10:00:00.000Z', now: Date.parse('2026-03-09T10:00:00.000Z') };
+    await rejects(verifyCertificateInLog({ ...late, transparencyLog: carried }), 'missing');
+    const status = await verifyCertificateInLog({ ...late, transparencyLog: proofsOfCredentialedFile(carried, live) });
+    assert.equal(status.status === 'included' && status.revoked?.index, 9);
+    // Nothing to add: the carried object as it is; no file: the live one; another log's revocation is not taken.
+    assert.equal(proofsOfCredentialedFile(carried, { ...live, revoked: null }), carried);
+    assert.equal(proofsOfCredentialedFile(undefined, live), live);
+    assert.equal(proofsOfCredentialedFile(null, null), null);
+    assert.equal(proofsOfCredentialedFile(carried, { ...live, origin: 'other.example/log' }), carried);
   });
 });

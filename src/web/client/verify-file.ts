@@ -4,7 +4,7 @@
 // against the JWKS and its live status asked of the public route. Nothing is uploaded. The page says in
 // plain words who certified the file and when, whether the file is intact, and why not when it is not.
 
-import { verifyCertificateInLog, type CertificateLogStatus, type TransparencyLogObject } from '../../../clients/typescript/src/tlog/certificate-log.js';
+import { proofsOfCredentialedFile, verifyCertificateInLog, type CertificateLogStatus, type TransparencyLogObject } from '../../../clients/typescript/src/tlog/certificate-log.js';
 import { TransparencyLogError } from '../../../clients/typescript/src/tlog/errors.js';
 import { parseVerifierKey } from '../../../clients/typescript/src/tlog/note.js';
 import { CheckFailure, fetchJson, fetchText, verifyJws } from './lib/certificate-signature.js';
@@ -53,7 +53,7 @@ async function checkLog(root: HTMLElement, jws: string, issuedAtSeconds: number,
   return verifyCertificateInLog({
     jws,
     issuedAtSeconds,
-    transparencyLog: (carried as TransparencyLogObject | undefined) ?? record.transparency_log ?? null,
+    transparencyLog: proofsOfCredentialedFile(carried as TransparencyLogObject | undefined, record.transparency_log),
     logKey: await parseVerifierKey(keyText),
     revokedAt: record.revoked_at,
   });

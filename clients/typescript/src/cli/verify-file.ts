@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { verifyCertificate, type CertificateClaims } from '../certificate.js';
 import { assertionDisagreement, readContentCredentials, type ContentCredentialsReading } from '../content-credentials.js';
 import { DEFAULT_RETRY } from '../retry.js';
-import type { CertificateLogStatus, TransparencyLogObject } from '../tlog/certificate-log.js';
+import { proofsOfCredentialedFile, type CertificateLogStatus, type TransparencyLogObject } from '../tlog/certificate-log.js';
 import { TransparencyLogError } from '../tlog/errors.js';
 import { defaultSleep, Transport } from '../transport.js';
 import type { PublicCertificate } from '../types.js';
@@ -149,15 +149,15 @@ export async function verifyFile(file: string, options: VerifyFileOptions): Prom
   report.revoked_at = record.revoked_at ?? null;
   report.revocation_reason = record.revocation_reason ?? null;
 
-  // The transparency log: the proof the file carries (a file alone proves its certificate was logged),
-  // else the one the public route has now; the checkpoint against /log/key (or --log-key).
+  // The transparency log: the issuance proof the file carries (a file alone proves its certificate was
+  // logged), else the public route's; a revocation's proof always from the public route; the checkpoint against /log/key (or --log-key).
   let logFailure: string | null = null;
   if (report.signature === 'valid') {
     const carried = assertion.transparency_log as TransparencyLogObject | undefined;
     try {
       const { transparencyLog } = await verifyCertificate(assertion.jws, jwks, {
         baseUrl: options.baseUrl,
-        transparencyLog: carried ?? (record as { transparency_log?: TransparencyLogObject | null }).transparency_log ?? null,
+        transparencyLog: proofsOfCredentialedFile(carried, (record as { transparency_log?: TransparencyLogObject | null }).transparency_log),
         revokedAt: record.revoked_at ?? null,
         ...(options.logKey ? { logKey: options.logKey } : {}),
       });

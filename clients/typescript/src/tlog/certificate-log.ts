@@ -56,6 +56,19 @@ export interface CertificateLogInput {
   graceMs?: number;
 }
 
+/**
+ * The proofs to check for a credentialed file: the issuance proof the file carries (written into it when it
+ * was credentialed) with the revocation proof of the certificate's live record. A file credentialed before
+ * its certificate was revoked carries no revocation proof, and never will: without the record's, a
+ * revocation older than the grace period would read as missing from the log.
+ * @example verifyCertificateInLog({ ...input, transparencyLog: proofsOfCredentialedFile(carried, record.transparency_log) })
+ */
+export function proofsOfCredentialedFile(carried: TransparencyLogObject | null | undefined, live: TransparencyLogObject | null | undefined): TransparencyLogObject | null {
+  if (!carried) return live ?? null;
+  if (carried.revoked || !live?.revoked || live.origin !== carried.origin) return carried;
+  return { ...carried, revoked: live.revoked };
+}
+
 async function verifyEvent(proof: TransparencyLogProof, type: LogEntryType, jwsSha256: string, origin: string, logKey: NoteVerifier): Promise<VerifiedLogEvent> {
   const what = type === 'certificate.issued' ? 'issuance' : 'revocation';
   if (!proof || typeof proof.entry !== 'string' || !Number.isSafeInteger(proof.index) || proof.index < 0 || !Array.isArray(proof.inclusion_proof) || typeof proof.checkpoint !== 'string') {

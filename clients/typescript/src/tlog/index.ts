@@ -12,6 +12,7 @@ export { canonicalEntry, parseEntry, certificateSha256, type LogEntry, type LogE
 export { logVerifier, currentCheckpoint, proveConsistency, auditLog, type ConsistencyResult, type AuditReport, type AuditOptions } from './monitor.js';
 export {
   verifyCertificateInLog,
+  proofsOfCredentialedFile,
   DEFAULT_LOG_GRACE_MS,
   type TransparencyLogObject,
   type TransparencyLogProof,
