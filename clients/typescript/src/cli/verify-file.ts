@@ -150,7 +150,8 @@ export async function verifyFile(file: string, options: VerifyFileOptions): Prom
   report.revocation_reason = record.revocation_reason ?? null;
 
   // The transparency log: the issuance proof the file carries (a file alone proves its certificate was
-  // logged), else the public route's; a revocation's proof always from the public route; the checkpoint against /log/key (or --log-key).
+  // logged), else the public route's; a revocation's proof always the public route's
+  // (proofsOfCredentialedFile); the checkpoint against /log/key (or --log-key).
   let logFailure: string | null = null;
   if (report.signature === 'valid') {
     const carried = assertion.transparency_log as TransparencyLogObject | undefined;
