@@ -10,7 +10,8 @@ import type { KeysetCursor } from '../../storage/page-token.js';
 import type { StoredLayer } from '../../storage/schema.js';
 import type { Principal } from '../principal.js';
 import type { OrderScope } from './order-scope.js';
-import { parseVisibleProjects, visibleProjectsJson, type VisibleProject } from './visible-projects.repository.js';
+import { PageVersions } from './page-versions.js';
+import { parseVisibleProjects, visibleProjectsJson } from './visible-projects.repository.js';
 
 export interface OrderPageRow {
   order_id: string;
@@ -212,25 +213,12 @@ export async function sumOrderCounters(db: Executor, scope: OrderScope): Promise
 }
 
 /**
- * A page's first read: its rows (limit + 1 at most) with their row versions, and the scope's counts. Only
- * the row at position `limit` (the page's last when another page follows) carries its keyset micros: the
- * exact conversion (numeric arithmetic) cost PostgreSQL more than all the rest of the statement.
- */
-export interface PageVersions {
-  rows: Array<{ order_id: string; version: string; creation_micros: string | null }>;
-  stats: OrderStatsT;
-  /** The rows' ids and versions and the counts as one text, so equal reads compare as text (page-body-memo.ts). */
-  key: string;
-  /** The caller's visible projects, when they were asked for. */
-  visible: VisibleProject[] | null;
-}
-
-/**
- * The first read of a page in one statement: the scope's per-state counts, the caller's visible projects
- * when `visibleTo` is given, and the order ids and row versions of `limit` + 1 rows after the cursor (the
- * one beyond the page says another page exists), one row each, told apart by `kind`. One statement instead
- * of three, without the documents: once the documents are cached, the cost of each statement (in the
- * driver and in PostgreSQL) is most of what a page costs.
+ * The first read of a page in one statement and one result row: the scope's per-state counts, the caller's
+ * visible projects when `visibleTo` is given, and the order ids and row versions of `limit` + 1 rows after
+ * the cursor (the one beyond the page says another page exists) as one text (page-versions.ts), with the
+ * keyset micros of the row at position `limit`. One statement instead of three, without the
+ * documents: once the documents are cached, the cost of each statement (in the driver and in PostgreSQL)
+ * is most of what a page costs.
  */
 export async function fetchPageVersionsAndStats(
   db: Executor,
@@ -241,30 +229,20 @@ export async function fetchPageVersionsAndStats(
 ): Promise<PageVersions> {
   const cols = sql`o.order_id, o.xmin AS row_xmin, o.ctid AS row_ctid, o.creation_time AS row_time`;
   const page = pageQuery<unknown>(scope, cols, sql`u.order_id, u.row_xmin, u.row_ctid, u.row_time`, cursor, limit + 1);
-  const projects = visibleTo ? sql`UNION ALL SELECT 'v', NULL, NULL, NULL, ${visibleProjectsJson(visibleTo)}` : sql``;
-  const result = await sql<{ kind: 's' | 'v' | 'o'; order_id: string | null; version: string | null; creation_micros: string | null; data: string | null }>`
-    SELECT 's' AS kind, NULL::text AS order_id, NULL::text AS version, NULL::text AS creation_micros,
+  const projects = visibleTo ? visibleProjectsJson(visibleTo) : sql`NULL::text`;
+  // row_number() OVER () numbers the rows in the order the page query returns them (its ORDER BY).
+  const result = await sql<{ stats: string; visible: string | null; rows: string; last_micros: string | null }>`
+    SELECT
       (SELECT coalesce(json_agg(json_build_array(c.order_state, c.n)), '[]')::text FROM
-         (SELECT c.order_state, sum(c.order_count)::bigint AS n FROM order_counters c WHERE ${countersOf(scope)} GROUP BY c.order_state) c) AS data
-    ${projects}
-    UNION ALL
-    SELECT 'o', p.order_id, p.row_xmin::text || ':' || p.row_ctid::text,
-      CASE WHEN row_number() OVER () = ${limit} THEN ((extract(epoch FROM p.row_time) * 1000000)::bigint)::text END, NULL
-    FROM (${page}) p`.execute(db);
-  let stats = '[]';
-  let visible: VisibleProject[] | null = null;
-  let key = '';
-  const rows: PageVersions['rows'] = [];
-  for (const r of result.rows) {
-    if (r.kind === 's') stats = r.data ?? '[]';
-    else if (r.kind === 'v') visible = parseVisibleProjects(r.data ?? '[]');
-    else {
-      rows.push({ order_id: r.order_id!, version: r.version!, creation_micros: r.creation_micros });
-      // Length-prefixed: an order id is any text, so no separator could be trusted to end it.
-      key += `${r.order_id!.length}:${r.order_id!}${r.version!}\n`;
-    }
-  }
-  return { rows, stats: statsOf(JSON.parse(stats) as Array<[string, number]>), key: `${stats}\n${key}`, visible };
+         (SELECT c.order_state, sum(c.order_count)::bigint AS n FROM order_counters c WHERE ${countersOf(scope)} GROUP BY c.order_state) c) AS stats,
+      ${projects} AS visible,
+      -- The format page-versions.ts parses; string_agg costs PostgreSQL less than building JSON.
+      coalesce(string_agg(length(p.order_id)::text || ':' || p.order_id || p.row_xmin::text || ':' || p.row_ctid::text, E'\n' ORDER BY p.n), '') AS rows,
+      max(CASE WHEN p.n = ${limit} THEN ((extract(epoch FROM p.row_time) * 1000000)::bigint)::text END) AS last_micros
+    FROM (SELECT x.*, row_number() OVER () AS n FROM (${page}) x) p`.execute(db);
+  const row = result.rows[0]!;
+  const stats = statsOf(JSON.parse(row.stats) as Array<[string, number]>);
+  return new PageVersions(stats, row.stats, row.rows, row.last_micros, limit, row.visible === null ? null : parseVisibleProjects(row.visible));
 }
 
 export interface SingleOrderRow extends OrderPageRow {

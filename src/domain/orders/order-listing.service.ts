@@ -13,11 +13,11 @@ import {
   fetchOrderPage,
   fetchOrderPageItems,
   fetchPageVersionsAndStats,
-  type PageVersions,
   sumOrderCounters,
   type OrderItemRow,
   type OrderPageRow,
 } from './order-listing.repository.js';
+import type { PageVersions } from './page-versions.js';
 import { parsePageItem, resolvePageItem, type PageItem } from './page-item.js';
 import { ITEMS_PER_CHUNK, resolvePageTexts, utf8Join } from './page-text.js';
 import { orderItemsEnvelope } from './order-response.js';

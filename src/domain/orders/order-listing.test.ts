@@ -258,7 +258,7 @@ describeOnEachDatabase('order listing', (getDb) => {
   it('property: the page the database assembles is byte for byte the page spliced from rows', async () => {
     // Text JSON.stringify and to_json must escape alike: quotes, backslashes, control characters, non-ASCII.
     const odd = toOrderRow(ACME.id, {
-      order_id: 'odd-"\\-\u0001', username: 'Admin', email: USERS.admin.email, order_state: 'In Progress', order_title: 'a\u0001\u0002"\n\t é 𝄞 \u2028',
+      order_id: 'odd-"\\-\u0001:\n𝄞', username: 'Admin', email: USERS.admin.email, order_state: 'In Progress', order_title: 'a\u0001\u0002"\n\t é 𝄞 \u2028',
       asset_id: 'a', asset_name: 'x', asset_last_modified_timestamp: '1', ordered_by: null, creation_time: '2031-01-01T00:00:00Z',
       asset_preview_key: `orgs/${ACME.id}/odd/preview.png`, project_id: ACME.projects.zeta.id,
       // The second layer's key is outside the organization's prefix: no entry, on both paths.
