@@ -107,6 +107,12 @@ export class RenderedCertificate implements PublicCertificateAnswer {
   readonly #fieldsBytes: number;
   /** What never changes: the strings kept for the badge, the entity tags and the objects themselves. */
   readonly #fixedBytes: number;
+  /**
+   * Whether a cache keeps the answer (set before its first representation is rendered). Most answers read
+   * while the cache is full are sent once and dropped (FULL_ADMISSION_RATE): their bytes need no memory of
+   * their own, and taking them from Node's shared pool costs less.
+   */
+  kept = false;
 
   constructor(row: CertificateRow) {
     const fields = toPublicCertificateObject(row);
@@ -138,7 +144,7 @@ export class RenderedCertificate implements PublicCertificateAnswer {
   /** The body of `GET /v1/certificates/{id}`. */
   get json(): Buffer {
     if (!this.#json) {
-      this.#json = ownBytes(JSON.stringify(this.#fields));
+      this.#json = this.#bytesOf(JSON.stringify(this.#fields));
       this.#fields = null;
       this.onGrow?.();
     }
@@ -147,10 +153,14 @@ export class RenderedCertificate implements PublicCertificateAnswer {
 
   get badge(): Buffer {
     if (!this.#badge) {
-      this.#badge = ownBytes(renderBadge({ status: this.status, verifyUrl: this.#verifyUrl, assetName: this.#assetName }));
+      this.#badge = this.#bytesOf(renderBadge({ status: this.status, verifyUrl: this.#verifyUrl, assetName: this.#assetName }));
       this.onGrow?.();
     }
     return this.#badge;
+  }
+
+  #bytesOf(text: string): Buffer {
+    return this.kept ? ownBytes(text) : Buffer.from(text, 'utf8');
   }
 }
 
@@ -263,6 +273,7 @@ export class PublicCertificateCache {
    */
   #keep(key: string, answer: RenderedCertificate, loadedAt: number): void {
     const entries = this.#entries!;
+    answer.kept = true;
     entries.set(key, { answer, loadedAt });
     answer.onGrow = () => {
       const kept = entries.peek(key);
