@@ -107,12 +107,6 @@ export class RenderedCertificate implements PublicCertificateAnswer {
   readonly #fieldsBytes: number;
   /** What never changes: the strings kept for the badge, the entity tags and the objects themselves. */
   readonly #fixedBytes: number;
-  /**
-   * Whether a cache keeps the answer (set before its first representation is rendered). Most answers read
-   * while the cache is full are sent once and dropped (FULL_ADMISSION_RATE): their bytes need no memory of
-   * their own, and taking them from Node's shared pool costs less.
-   */
-  kept = false;
 
   constructor(row: CertificateRow) {
     const fields = toPublicCertificateObject(row);
@@ -159,8 +153,13 @@ export class RenderedCertificate implements PublicCertificateAnswer {
     return this.#badge;
   }
 
+  /**
+   * A kept answer's bytes in memory of their own (a cache keeping it sets onGrow before anything is
+   * rendered). Most answers read while the cache is full are sent once and dropped (FULL_ADMISSION_RATE):
+   * theirs come from Node's shared pool, which costs less.
+   */
   #bytesOf(text: string): Buffer {
-    return this.kept ? ownBytes(text) : Buffer.from(text, 'utf8');
+    return this.onGrow ? ownBytes(text) : Buffer.from(text, 'utf8');
   }
 }
 
@@ -273,7 +272,6 @@ export class PublicCertificateCache {
    */
   #keep(key: string, answer: RenderedCertificate, loadedAt: number): void {
     const entries = this.#entries!;
-    answer.kept = true;
     entries.set(key, { answer, loadedAt });
     answer.onGrow = () => {
       const kept = entries.peek(key);

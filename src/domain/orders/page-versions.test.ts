@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
-import { formatVersionEntries, PageVersions, parseVersionEntries } from './page-versions.js';
+import { PageVersions, parseVersionEntries } from './page-versions.js';
+
+/** The text of `entries` as the first read's SQL writes it (order-listing.repository.ts): lengths in code points. */
+function formatVersionEntries(entries: ReadonlyArray<readonly [string, string]>): string {
+  return entries.map(([id, version]) => `${[...id].length}:${id}${version}`).join('\n');
+}
 
 const version = fc.tuple(fc.nat(), fc.nat(), fc.nat()).map(([xmin, block, offset]) => `${xmin}:(${block},${offset})`);
 // Any text PostgreSQL can hold (no NUL), colons, line feeds, digits and characters outside the BMP included.

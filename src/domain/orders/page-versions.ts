@@ -44,11 +44,6 @@ export function parseVersionEntries(text: string): Array<[string, string]> {
   return entries;
 }
 
-/** The text of `entries` (what the SQL writes; for tests). */
-export function formatVersionEntries(entries: ReadonlyArray<readonly [string, string]>): string {
-  return entries.map(([id, version]) => `${[...id].length}:${id}${version}`).join('\n');
-}
-
 export class PageVersions {
   /** The rows' ids and versions and the counts as one text, so equal reads compare as text (page-body-memo.ts). */
   readonly key: string;
